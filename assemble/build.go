@@ -1,0 +1,167 @@
+package assemble
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// Standards are the editions this tool implements, cited in every manifest.
+var Standards = []string{"DSHIO/T 10—2026", "DSHIO/T 20—2026", "DSHIO/T 21—2026"}
+
+// ErrInput marks an Input that cannot make a bundle.
+var ErrInput = errors.New("invalid bundle input")
+
+// Build lays out the evidence files, records every observation in a
+// manifest, and fills the claimed results by calling Derive — the same
+// function the verifier calls. It returns the manifest (Files filled) and
+// the evidence files by path.
+func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
+	files := map[string][]byte{}
+	m := &bundle.Manifest{
+		MediaType:     bundle.ManifestMediaType,
+		SchemaVersion: bundle.SchemaVersion,
+		Tool:          in.Tool,
+		Standards:     append([]string(nil), Standards...),
+		Subject:       in.Subject,
+		Baseline:      in.Baseline,
+		Fingerprint:   in.Fingerprint,
+		Image:         in.Image,
+		Conditions:    in.Conditions,
+		Deviations:    append([]bundle.Deviation{}, in.Deviations...),
+		Settings:      in.Settings,
+		StartedAt:     rfc3339(in.StartedAt),
+		FinishedAt:    rfc3339(in.FinishedAt),
+		TestDate:      in.StartedAt.UTC().Format("2006-01-02"),
+		Dynamic:       in.Dynamic,
+		Repetitions:   []bundle.Repetition{},
+	}
+	if m.Conditions.Fixed == nil {
+		m.Conditions.Fixed = []bundle.Condition{}
+	}
+	if m.Conditions.Variable == nil {
+		m.Conditions.Variable = []bundle.Condition{}
+	}
+	if m.Settings.TimeoutsMS == nil {
+		m.Settings.TimeoutsMS = map[string]int64{}
+	}
+
+	// T0 evidence.
+	m.Static.Evidence = map[string]string{}
+	m.Static.PatchFetchError = in.Static.PatchFetchError
+	m.Static.InstalledSize = in.Static.InstalledSize
+	for role, b := range map[string][]byte{RoleMetadata: in.Static.Metadata, RolePatch: in.Static.Patch, RoleREADME: in.Static.README, RoleSchema: in.Static.Schema} {
+		if b != nil {
+			p := StaticPath(role)
+			files[p] = b
+			m.Static.Evidence[role] = p
+		}
+	}
+	m.Environment.Evidence = map[string]string{}
+	for role, b := range in.Versions {
+		p := EnvironmentPath(role)
+		files[p] = b
+		m.Environment.Evidence[role] = p
+	}
+
+	if !in.Dynamic && len(in.Repetitions) > 0 {
+		return nil, nil, fmt.Errorf("%w: repetitions given for a static-only run", ErrInput)
+	}
+	for i, runs := range in.Repetitions {
+		rep := bundle.Repetition{Index: i + 1}
+		byStage := map[rules.Stage]StageRun{}
+		for _, r := range runs {
+			if _, dup := byStage[r.Stage]; dup {
+				return nil, nil, fmt.Errorf("%w: repetition %d: stage %s recorded twice", ErrInput, i+1, r.Stage)
+			}
+			byStage[r.Stage] = r
+		}
+		for _, st := range rules.DynamicStages {
+			r, ok := byStage[st]
+			if !ok {
+				rep.Stages = append(rep.Stages, bundle.Stage{Stage: string(st), Status: string(rules.StageNotExecuted)})
+				continue
+			}
+			rep.Stages = append(rep.Stages, stageRecord(i+1, r, files))
+		}
+		m.Repetitions = append(m.Repetitions, rep)
+	}
+
+	// Claimed results: the same derivation the verifier runs.
+	d, probs := Derive(m, files)
+	if len(probs) > 0 {
+		return nil, nil, fmt.Errorf("%w: %s", ErrInput, probs[0])
+	}
+	for i := range m.Repetitions {
+		res := d.Repetitions[i]
+		m.Repetitions[i].Verdict = string(res.Verdict)
+		for j := range m.Repetitions[i].Stages {
+			sr := res.Stages[j]
+			st := &m.Repetitions[i].Stages[j]
+			if st.ExitCode != nil && sr.Status == rules.StageNotExecuted {
+				return nil, nil, fmt.Errorf("%w: repetition %d: %s ran after an earlier stage failed (DSHIO/T 20 11.2)", ErrInput, i+1, st.Stage)
+			}
+			st.Status = string(sr.Status)
+			st.Verdict = string(sr.Verdict)
+			st.FirstError = sr.FirstError
+		}
+	}
+	m.Static.Report = d.Static
+	m.Claimed = bundle.Claimed{
+		Verdict:                string(d.Overall),
+		ConformingStatic:       d.Static.ConformingStatic,
+		Unstable:               d.Unstable,
+		Deviated:               d.Deviated,
+		UsableForCertification: d.Usable,
+	}
+	m.Declaration = Declaration(m)
+	m.Files = bundle.FileList(files)
+	return m, files, nil
+}
+
+func stageRecord(rep int, r StageRun, files map[string][]byte) bundle.Stage {
+	code := r.ExitCode
+	st := bundle.Stage{
+		Stage:      string(r.Stage),
+		Argv:       append([]string(nil), r.Argv...),
+		Network:    r.Network,
+		StartedAt:  rfc3339(r.StartedAt),
+		EndedAt:    rfc3339(r.EndedAt),
+		DurationMS: r.EndedAt.Sub(r.StartedAt).Milliseconds(),
+		ExitCode:   &code,
+		TimedOut:   r.TimedOut,
+		Evidence:   map[string]string{},
+	}
+	put := func(role string, b []byte) {
+		if b == nil {
+			b = []byte{}
+		}
+		p := StagePath(rep, r.Stage, role)
+		files[p] = b
+		st.Evidence[role] = p
+	}
+	put(RoleStdout, r.Stdout)
+	put(RoleStderr, r.Stderr)
+	put(RoleMerged, r.Merged)
+	if r.Stage == rules.T1 && r.ProfilePackageJSON != nil {
+		put(RoleProfilePackageJSON, r.ProfilePackageJSON)
+	}
+	if r.Liveness != nil {
+		st.Liveness = &bundle.Liveness{
+			WindowMS:   r.Liveness.Window.Milliseconds(),
+			AliveMS:    r.Liveness.AliveFor.Milliseconds(),
+			AliveAtEnd: r.Liveness.AliveAtEnd,
+		}
+	}
+	return st
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}

@@ -1,0 +1,50 @@
+package assemble
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// Declaration returns the DSHIO/T 10 8.1 declaration of conformity that
+// the result supports, or "" when it supports none (T0 unresolvable or
+// critically non-conforming). Scope is "static + dynamic layer" only when
+// T1–T4 ran and passed stably; otherwise "static layer only". Deviations
+// are declared item by item (DSHIO/T 21 8.2). The bundle's own digest
+// cannot be inside the bundle: PrintableDeclaration adds it.
+// The text never claims certification (DSHIO/T 10 8.2). SPEC.md
+// "Declaration of conformity".
+func Declaration(m *bundle.Manifest) string {
+	cs := m.Claimed.ConformingStatic
+	if cs == nil || !*cs {
+		return ""
+	}
+	scope := "static layer only"
+	if m.Dynamic && m.Claimed.Verdict == string(rules.Pass) && !m.Claimed.Unstable {
+		scope = "static + dynamic layer"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Conforms to DSHIO/T 10—2026 (baseline DSH %s, %s)\n", m.Baseline, scope)
+	fmt.Fprintf(&b, "Package: %s@%s\n", m.Subject.Name, m.Subject.Version)
+	fmt.Fprintf(&b, "Tested: %s\n", m.TestDate)
+	if m.Fingerprint != "" {
+		fmt.Fprintf(&b, "Environment fingerprint: %s\n", m.Fingerprint)
+	}
+	for _, d := range m.Deviations {
+		fmt.Fprintf(&b, "Condition deviation: %s: %s changed to %s (%s)\n", d.What, d.Standard, d.ChangedTo, d.Why)
+	}
+	if len(m.Deviations) > 0 {
+		b.WriteString("Not comparable with undeviated reports; not a basis for certification (DSHIO/T 21 8.2)\n")
+	}
+	return b.String()
+}
+
+// PrintableDeclaration appends the bundle digest line to a declaration.
+func PrintableDeclaration(decl, bundleDigest string) string {
+	if decl == "" {
+		return ""
+	}
+	return decl + "Evidence bundle: " + bundleDigest + "\n"
+}

@@ -1,0 +1,155 @@
+package assemble
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/rules/static"
+)
+
+// Derived is every verdict re-derived from a manifest's recorded
+// observations and the raw evidence files (SPEC.md "Derivation").
+type Derived struct {
+	Static      static.Report
+	Repetitions []rules.SequenceResult
+	// Overall is the verdict over all repetitions; "" when not dynamic.
+	Overall  rules.Verdict
+	Unstable bool
+	Deviated bool
+	// Usable says whether the result may back a certification; Why lists
+	// every reason it may not (DSHIO/T 20 11.3, DSHIO/T 21 8.2).
+	Usable bool
+	Why    []string
+}
+
+// Problem is evidence the derivation needed and did not find.
+type Problem struct {
+	Path   string // file or manifest field
+	Clause string // DSHIO clause requiring it
+	Detail string
+}
+
+func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.Detail, p.Clause) }
+
+// Derive re-derives the T0 clauses and every stage verdict of every
+// repetition from m's recorded observations and the evidence in files.
+// It trusts nothing in m's claimed fields (Status, Verdict, FirstError,
+// Claimed, Static.Report). files must already be checked against m.Files.
+func Derive(m *bundle.Manifest, files map[string][]byte) (Derived, []Problem) {
+	var d Derived
+	var probs []Problem
+	get := func(path, role, clause string, required bool) []byte {
+		if path == "" {
+			if required {
+				probs = append(probs, Problem{Path: role, Clause: clause, Detail: "no evidence file recorded"})
+			}
+			return nil
+		}
+		b, ok := files[path]
+		if !ok {
+			probs = append(probs, Problem{Path: path, Clause: clause, Detail: "evidence file not present"})
+			return nil
+		}
+		return b
+	}
+
+	// T0 (DSHIO/T 20 5, 12.1).
+	ev := m.Static.Evidence
+	in := static.Input{
+		PackageJSON:     get(ev[RoleMetadata], "static.evidence.metadata", "DSHIO/T 20 12.1", false),
+		Patch:           get(ev[RolePatch], "static.evidence.patch", "DSHIO/T 20 12.1", false),
+		PatchFetchError: m.Static.PatchFetchError,
+		README:          get(ev[RoleREADME], "static.evidence.readme", "DSHIO/T 10 5.5.3", false),
+		EntrySchema:     get(ev[RoleSchema], "static.evidence.schema", "DSHIO/T 10 5.1.6", false),
+		Baseline:        m.Baseline,
+		InstalledSize:   m.Static.InstalledSize,
+	}
+	d.Static = static.Check(in)
+
+	var entries []rules.Entry
+	if in.Patch != nil {
+		entries, _ = rules.InsertEntries(in.Patch) // unparseable patch: no entries (SPEC.md "T3 mount")
+	}
+	sub := rules.Subject{Name: m.Subject.Name, Version: m.Subject.Version}
+	window := time.Duration(m.Settings.ObservationWindowMS) * time.Millisecond
+
+	var verdicts []rules.Verdict
+	for _, rep := range m.Repetitions {
+		obs := make([]*rules.Observation, len(rules.DynamicStages))
+		for _, st := range rep.Stages {
+			i := stageIndex(st.Stage)
+			if i < 0 {
+				continue // not a T1–T4 stage: the verifier's report rules name it
+			}
+			if st.ExitCode == nil {
+				continue // not executed
+			}
+			field := fmt.Sprintf("repetitions[%d].%s", rep.Index, st.Stage)
+			o := &rules.Observation{Stage: rules.Stage(st.Stage), ExitCode: *st.ExitCode, TimedOut: st.TimedOut}
+			o.Stdout = get(st.Evidence[RoleStdout], field+".evidence.stdout", "DSHIO/T 20 12.1", true)
+			o.Stderr = get(st.Evidence[RoleStderr], field+".evidence.stderr", "DSHIO/T 20 12.1", true)
+			o.Merged = get(st.Evidence[RoleMerged], field+".evidence.merged", "DSHIO/T 20 6.6", true)
+			if o.Stage == rules.T1 {
+				o.ProfilePackageJSON = get(st.Evidence[RoleProfilePackageJSON], field+".evidence.profile_package_json", "DSHIO/T 20 6.4", true)
+			}
+			if o.Stage == rules.T4 {
+				if st.Liveness == nil {
+					probs = append(probs, Problem{Path: field + ".liveness", Clause: "DSHIO/T 20 12.1", Detail: "no liveness observation recorded"})
+				} else {
+					o.Liveness = &rules.Liveness{
+						Window:     time.Duration(st.Liveness.WindowMS) * time.Millisecond,
+						AliveFor:   time.Duration(st.Liveness.AliveMS) * time.Millisecond,
+						AliveAtEnd: st.Liveness.AliveAtEnd,
+					}
+				}
+			}
+			obs[i] = o
+		}
+		res, err := rules.DeriveSequence(sub, entries, obs, window)
+		if err != nil {
+			probs = append(probs, Problem{Path: fmt.Sprintf("repetitions[%d]", rep.Index), Clause: "DSHIO/T 20 11.2", Detail: err.Error()})
+		}
+		d.Repetitions = append(d.Repetitions, res)
+		verdicts = append(verdicts, res.Verdict)
+	}
+	if m.Dynamic && len(verdicts) > 0 {
+		d.Overall, d.Unstable = rules.Stability(verdicts)
+	}
+	d.Deviated = len(m.Deviations) > 0
+	d.Usable, d.Why = usable(m, d)
+	return d, probs
+}
+
+// usable applies DSHIO/T 20 11.3, 12.2 and DSHIO/T 21 8.2: only a passed,
+// stable, undeviated static + dynamic result may back a certification.
+func usable(m *bundle.Manifest, d Derived) (bool, []string) {
+	var why []string
+	if !m.Dynamic {
+		why = append(why, "static layer only: the dynamic layer (T1–T4) was not run")
+	} else if d.Overall != rules.Pass {
+		why = append(why, fmt.Sprintf("overall verdict is %s, not pass", d.Overall))
+	}
+	if d.Unstable {
+		why = append(why, "unstable: repetitions disagree (DSHIO/T 20 11.3)")
+	}
+	if d.Deviated {
+		why = append(why, fmt.Sprintf("condition deviation: %d item(s) (DSHIO/T 21 8.2)", len(m.Deviations)))
+	}
+	if d.Static.ConformingStatic == nil {
+		why = append(why, "T0 unresolvable: metadata could not be had (DSHIO/T 20 5.5)")
+	} else if !*d.Static.ConformingStatic {
+		why = append(why, "T0 critical non-conformance (DSHIO/T 20 Annex A)")
+	}
+	return len(why) == 0, why
+}
+
+func stageIndex(s string) int {
+	for i, st := range rules.DynamicStages {
+		if string(st) == s {
+			return i
+		}
+	}
+	return -1
+}

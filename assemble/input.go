@@ -1,0 +1,57 @@
+package assemble
+
+import (
+	"time"
+
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// Input is everything a run observed, before any verdict is derived.
+type Input struct {
+	Tool        bundle.Tool
+	Subject     bundle.Subject
+	Baseline    string
+	Fingerprint string
+	Image       bundle.Image
+	Conditions  bundle.Conditions
+	Deviations  []bundle.Deviation
+	Settings    bundle.Settings
+	StartedAt   time.Time
+	FinishedAt  time.Time
+	Static      StaticInput
+	// Versions maps RoleDSHVersion, RoleNodeVersion, RolePNPMVersion to
+	// the raw output of the version command run inside the image.
+	Versions map[string][]byte
+	// Dynamic is false for a static-only run (no T1–T4).
+	Dynamic bool
+	// Repetitions holds, per repetition, the stages executed, in order.
+	Repetitions [][]StageRun
+}
+
+// StaticInput is the T0 evidence (DSHIO/T 20 12.1).
+type StaticInput struct {
+	Metadata        []byte
+	Patch           []byte
+	PatchFetchError string
+	README          []byte
+	Schema          []byte
+	// InstalledSize is the plugin's installed size after T1, -1 if unknown.
+	InstalledSize int64
+}
+
+// StageRun is one executed stage as the runner observed it.
+type StageRun struct {
+	Stage              rules.Stage
+	Argv               []string
+	Network            string
+	StartedAt          time.Time
+	EndedAt            time.Time
+	ExitCode           int
+	TimedOut           bool
+	Stdout             []byte
+	Stderr             []byte
+	Merged             []byte
+	ProfilePackageJSON []byte
+	Liveness           *rules.Liveness
+}

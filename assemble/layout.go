@@ -1,0 +1,52 @@
+package assemble
+
+import (
+	"fmt"
+
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// Evidence roles and their file names (SPEC.md "Evidence file layout").
+const (
+	RoleStdout             = "stdout"
+	RoleStderr             = "stderr"
+	RoleMerged             = "merged"
+	RoleProfilePackageJSON = "profile_package_json"
+
+	RoleMetadata = "metadata"
+	RolePatch    = "patch"
+	RoleREADME   = "readme"
+	RoleSchema   = "schema"
+
+	RoleDSHVersion  = "dsh_version"
+	RoleNodeVersion = "node_version"
+	RolePNPMVersion = "pnpm_version"
+)
+
+// StaticPath is where a T0 evidence file of the given role is stored.
+func StaticPath(role string) string {
+	switch role {
+	case RoleMetadata:
+		return "static/package.json"
+	case RolePatch:
+		return "static/patch.yml"
+	case RoleREADME:
+		return "static/README"
+	case RoleSchema:
+		return "static/entry-schema.json"
+	}
+	return "static/" + role
+}
+
+// EnvironmentPath is where a version command's output is stored.
+func EnvironmentPath(role string) string { return "environment/" + role + ".txt" }
+
+// StagePath is where a stage's evidence file of the given role is stored;
+// repetitions are numbered from 1.
+func StagePath(rep int, stage rules.Stage, role string) string {
+	name := role
+	if role == RoleProfilePackageJSON {
+		name = "profile-package.json"
+	}
+	return fmt.Sprintf("repetitions/%d/%s/%s", rep, stage, name)
+}

@@ -1,0 +1,183 @@
+package attest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"time"
+
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/verify"
+	"github.com/sigstore/sigstore/pkg/signature"
+)
+
+// MaxSignatureSize bounds the signature file Verify parses. A key-signed
+// bundle is about 1.5 KiB, a keyless one with certificate, log entry and
+// timestamp about 10 KiB.
+const MaxSignatureSize = 1 << 20
+
+// Result is what a successful Verify established.
+type Result struct {
+	// Signer names who signed, for people: "key sha256:<hex>" or
+	// "<certificate SAN> (issuer <OIDC issuer>)".
+	Signer string
+	// KeyFingerprint is the trusted key's fingerprint (key policy).
+	KeyFingerprint string
+	// CertificateIdentity and CertificateIssuer are the verified
+	// certificate's SAN and OIDC issuer (keyless policy).
+	CertificateIdentity, CertificateIssuer string
+	// ManifestSHA256 is the hex sha256 of the manifest, equal to the
+	// statement's one subject digest.
+	ManifestSHA256 string
+	// Predicate is the signed dshaudit predicate.
+	Predicate Predicate
+	// Timestamps are the verified observer timestamps (transparency log
+	// integrated time, RFC 3161); none for key-signed bundles.
+	Timestamps []time.Time
+}
+
+// Verify checks that sigJSON is a Sigstore bundle signing manifest as a
+// dshaudit evidence statement, by the signer policy trusts. It is fully
+// offline. Every error wraps one of the package's sentinel errors.
+func Verify(sigJSON, manifest []byte, policy Policy) (*Result, error) {
+	if err := policy.validate(); err != nil {
+		return nil, err
+	}
+	identity, err := policy.policyOptions()
+	if err != nil {
+		return nil, err
+	}
+	b, err := parseBundle(sigJSON)
+	if err != nil {
+		return nil, err
+	}
+	vc, err := b.VerificationContent()
+	if err != nil {
+		return nil, fmt.Errorf("%w: verification material: %w", ErrBundleMalformed, err)
+	}
+	switch {
+	case policy.Key != nil && vc.PublicKey() == nil:
+		return nil, fmt.Errorf("%w: the bundle is signed with a certificate, not with key %s", ErrWrongKey, policy.Key.Fingerprint())
+	case policy.Keyless != nil && vc.Certificate() == nil:
+		return nil, fmt.Errorf("%w: the bundle is signed with a bare public key (hint %q); keyless verification needs a certificate", ErrUntrustedSigner, vc.PublicKey().Hint())
+	}
+
+	verifier, err := verify.NewVerifier(policy.trustedMaterial(), policy.verifierOptions()...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAmbiguousPolicy, err)
+	}
+	digest := sha256.Sum256(manifest)
+	res, err := verifier.Verify(b, verify.NewPolicy(verify.WithArtifactDigest(DigestAlgorithm, digest[:]), identity...))
+	if err != nil {
+		return nil, classify(b, vc, policy, verifier, identity, manifest, err)
+	}
+
+	// The envelope's payload is now authenticated; check it is ours.
+	st, err := decodeStatement(b.GetDsseEnvelope().GetPayload())
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkSubject(manifest); err != nil {
+		return nil, err
+	}
+	out := &Result{ManifestSHA256: manifestDigest(manifest), Predicate: st.Predicate}
+	for _, ts := range res.VerifiedTimestamps {
+		out.Timestamps = append(out.Timestamps, ts.Timestamp)
+	}
+	if policy.Key != nil {
+		out.KeyFingerprint = policy.Key.Fingerprint()
+		out.Signer = "key " + out.KeyFingerprint
+	} else if c := res.Signature.Certificate; c != nil {
+		out.CertificateIdentity = c.SubjectAlternativeName
+		out.CertificateIssuer = c.Extensions.Issuer
+		out.Signer = fmt.Sprintf("%s (issuer %s)", c.SubjectAlternativeName, c.Extensions.Issuer)
+	}
+	return out, nil
+}
+
+// parseBundle parses at most MaxSignatureSize bytes of bundle JSON and
+// checks it is a v0.3 bundle with a one-signature in-toto DSSE envelope.
+func parseBundle(sigJSON []byte) (*bundle.Bundle, error) {
+	if len(bytes.TrimSpace(sigJSON)) == 0 {
+		return nil, fmt.Errorf("%w: the signature file is empty", ErrNoSignature)
+	}
+	if len(sigJSON) > MaxSignatureSize {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrBundleMalformed, len(sigJSON), MaxSignatureSize)
+	}
+	var b bundle.Bundle
+	if err := b.UnmarshalJSON(sigJSON); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBundleMalformed, err)
+	}
+	if b.GetMediaType() != BundleMediaType {
+		return nil, fmt.Errorf("%w: mediaType %q, want %q", ErrBundleMalformed, b.GetMediaType(), BundleMediaType)
+	}
+	env := b.GetDsseEnvelope()
+	if env == nil {
+		return nil, fmt.Errorf("%w: the bundle holds a message signature, want a DSSE envelope", ErrBundleMalformed)
+	}
+	if env.GetPayloadType() != PayloadType {
+		return nil, fmt.Errorf("%w: DSSE payloadType %q, want %q", ErrBundleMalformed, env.GetPayloadType(), PayloadType)
+	}
+	switch n := len(env.GetSignatures()); {
+	case n == 0:
+		return nil, fmt.Errorf("%w: the DSSE envelope has no signature", ErrNoSignature)
+	case n > 1:
+		return nil, fmt.Errorf("%w: the DSSE envelope has %d signatures, want 1", ErrBundleMalformed, n)
+	}
+	return &b, nil
+}
+
+// classify turns a failed sigstore-go verification into one failure class
+// by re-checking its parts in order: the bare signature, then the signer
+// (trust and identity) without the artifact, then the subject.
+func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, verifier *verify.Verifier, identity []verify.PolicyOption, manifest []byte, verr error) error {
+	sc, err := b.SignatureContent()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBundleMalformed, err)
+	}
+	if err := verify.VerifySignature(sc, vc, policy.trustedMaterial()); err != nil {
+		if policy.Key != nil {
+			if hint := vc.PublicKey().Hint(); hint != "" && hint != policy.Key.Hint() {
+				return fmt.Errorf("%w: the bundle names key hint %q, the trusted key %s has hint %q: %w", ErrWrongKey, hint, policy.Key.Fingerprint(), policy.Key.Hint(), err)
+			}
+			return fmt.Errorf("%w: does not verify with key %s (altered envelope or signature, or another key): %w", ErrSignatureInvalid, policy.Key.Fingerprint(), err)
+		}
+		return fmt.Errorf("%w: does not verify with the certificate's key: %w", ErrSignatureInvalid, err)
+	}
+	if _, err := verifier.Verify(b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), identity...)); err != nil {
+		return fmt.Errorf("%w: %w", ErrUntrustedSigner, err)
+	}
+	// Signature and signer hold; what failed is the subject.
+	st, err := decodeStatement(b.GetDsseEnvelope().GetPayload())
+	if err != nil {
+		return err
+	}
+	if err := st.checkSubject(manifest); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrSubjectMismatch, verr)
+}
+
+// verifier loads the sigstore signature verifier for the key.
+func (k *PublicKey) verifier() (signature.Verifier, error) {
+	details, err := signature.GetAlgorithmDetails(k.algorithm())
+	if err != nil {
+		return nil, err
+	}
+	return signature.LoadVerifierFromAlgorithmDetails(k.key, details)
+}
+
+// trustedMaterial trusts exactly this key, whatever hint the bundle
+// carries (the hint is unauthenticated; the signature decides), with no
+// validity window: a dshaudit key does not expire, it is retired by no
+// longer being trusted.
+func (k *PublicKey) trustedMaterial() root.TrustedMaterial {
+	return root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
+		v, err := k.verifier()
+		if err != nil {
+			return nil, err
+		}
+		return root.NewExpiringKey(v, time.Time{}, time.Time{}), nil
+	})
+}

@@ -1,0 +1,13 @@
+// Package bundle owns the dshaudit evidence bundle: the deterministic
+// .tar.zst archive (SPEC.md "Bundle layout"), the canonical manifest.json
+// codec (SPEC.md "Canonical manifest encoding") and the hostile-input
+// reader with its limits (SPEC.md "Reader limits and refusals").
+//
+// The bundle is what DSHIO/T 20 12.1 asks to retain: every stage's raw
+// evidence, byte for byte, next to a manifest that lists each file's
+// sha256. The manifest's raw bytes are what package attest signs; the
+// Sigstore bundle it produces is stored as one more archive entry,
+// SignaturePath. This package neither signs nor verifies signatures, and
+// it never writes an archive entry to the filesystem: Read returns file
+// contents in memory, so entry names are never used as paths.
+package bundle

@@ -1,0 +1,85 @@
+package bundle
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+)
+
+// FileList returns the manifest Files entries for files: each path with
+// the sha256 and size of its content, sorted by path. It does not check
+// the paths; EncodeManifest and Write do.
+func FileList(files map[string][]byte) []File {
+	out := make([]File, 0, len(files))
+	for _, p := range sortedKeys(files) {
+		out = append(out, fileOf(p, files[p]))
+	}
+	return out
+}
+
+func fileOf(path string, data []byte) File {
+	sum := sha256.Sum256(data)
+	return File{Path: path, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}
+}
+
+// Finding classes reported by CompareFiles (SPEC.md "Reader limits and
+// refusals").
+const (
+	// FindingMissing: listed by the manifest, absent from the archive.
+	FindingMissing = "missing"
+	// FindingExtra: in the archive, not listed by the manifest.
+	FindingExtra = "extra"
+	// FindingChanged: present, but its sha256 or size differs.
+	FindingChanged = "changed"
+)
+
+// Finding is one difference between the manifest's Files list and the
+// archive's evidence files.
+type Finding struct {
+	Class  string `json:"class"`
+	Path   string `json:"path"`
+	Detail string `json:"detail"`
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("%s %q: %s", f.Class, f.Path, f.Detail)
+}
+
+// CompareFiles compares the manifest's Files list with the archive's
+// evidence files and returns every difference, sorted by path (one
+// finding per path). No findings means every listed file is present with
+// its digest and size, and nothing else is.
+func CompareFiles(m *Manifest, a *Archive) []Finding {
+	return compareFiles(m.Files, a.Files)
+}
+
+func compareFiles(listed []File, files map[string][]byte) []Finding {
+	var out []Finding
+	want := make(map[string]File, len(listed))
+	for _, f := range listed {
+		want[f.Path] = f
+	}
+	paths := make(map[string]bool, len(want)+len(files))
+	for p := range want {
+		paths[p] = true
+	}
+	for p := range files {
+		paths[p] = true
+	}
+	for _, p := range sortedKeys(paths) {
+		w, isListed := want[p]
+		data, isPresent := files[p]
+		switch {
+		case !isPresent:
+			out = append(out, Finding{FindingMissing, p, fmt.Sprintf("listed with sha256 %s, size %d; not in the archive", w.SHA256, w.Size)})
+		case !isListed:
+			out = append(out, Finding{FindingExtra, p, fmt.Sprintf("in the archive (%d bytes); not listed by the manifest", len(data))})
+		default:
+			got := fileOf(p, data)
+			if got.SHA256 != w.SHA256 || got.Size != w.Size {
+				out = append(out, Finding{FindingChanged, p, fmt.Sprintf("listed sha256 %s size %d; archive has sha256 %s size %d", w.SHA256, w.Size, got.SHA256, got.Size)})
+			}
+		}
+	}
+	return out
+}

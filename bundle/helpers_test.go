@@ -1,0 +1,164 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bytes"
+	"os"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/dshaudit/dshaudit/rules/static"
+	"github.com/klauspost/compress/zstd"
+)
+
+// sampleFiles returns the real dsh output of the "hello" case laid out
+// as a runner would store it.
+func sampleFiles(t testing.TB) map[string][]byte {
+	t.Helper()
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", "dsh-sample", name))
+		if err != nil {
+			t.Fatalf("sample evidence missing: %v", err)
+		}
+		return b
+	}
+	files := map[string][]byte{
+		"static/package.json": []byte(`{"name":"dsh-plugin-hello","version":"1.0.0","dsh":{"bundle":{"patch":"patch.yaml"}}}` + "\n"),
+		"static/patch.yaml":   []byte("- id: hello\n  name: dsh-plugin-hello\n"),
+		"static/README.md":    []byte("# hello\n\nSays hello. <b>&amp;</b>\n"),
+	}
+	for _, st := range []string{"t1", "t2", "t3", "t4"} {
+		files["r1/"+st+"/stdout"] = read("hello." + st + ".stdout")
+		files["r1/"+st+"/stderr"] = read("hello." + st + ".stderr")
+	}
+	files["r1/t1/profile-package.json"] = read("hello.t1.profile-package.json")
+	return files
+}
+
+// sampleManifest returns a filled-in manifest for files, whose every
+// field is set, so that the codec tests exercise all of them.
+func sampleManifest(files map[string][]byte) *Manifest {
+	exit0, exit137 := 0, 137
+	yes := true
+	m := NewManifest()
+	m.Tool = Tool{Name: "dshaudit", Version: "0.1.0"}
+	m.Standards = []string{"DSHIO/T 10—2026", "DSHIO/T 20—2026", "DSHIO/T 21—2026"}
+	m.Subject = Subject{Name: "dsh-plugin-hello", Version: "1.0.0", Spec: "dsh-plugin-hello@1.0.0", Source: "registry",
+		Integrity: "sha512-AAAA", TarballSHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
+	m.Baseline = "0.2.2-rc.1"
+	m.Fingerprint = "dsh=0.2.2-rc.1;img=dsh-sandbox:5.0@sha256:abc;node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1"
+	m.Image = Image{Name: "dsh-sandbox:5.0", Digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
+	m.Conditions = Conditions{
+		Fixed:    []Condition{{Name: "dsh", Value: "0.2.2-rc.1"}, {Name: "network.t2", Value: "none"}},
+		Variable: []Condition{{Name: "host", Value: "ci-1 <&>"}},
+	}
+	m.Deviations = []Deviation{{What: "T1 command", Standard: "dsh plugin --profile web add <pkg>",
+		ChangedTo: "dsh plugin --profile web add -w <pkg>", Why: "dsh 0.1.0-rc.8 needs -w", Clause: "DSHIO/T 21 5.1.8"}}
+	m.Settings = Settings{ObservationWindowMS: 12000, TimeoutsMS: map[string]int64{"T4": 30000, "T1": 300000, "T3": 60000}, Repeat: 2}
+	m.StartedAt, m.FinishedAt, m.TestDate = "2026-11-29T18:00:00Z", "2026-11-29T18:02:00Z", "2026-11-29"
+	m.Static = Static{
+		Evidence:      map[string]string{"patch": "static/patch.yaml", "metadata": "static/package.json", "readme": "static/README.md"},
+		InstalledSize: 4096,
+		Report: static.Report{
+			Clauses:          []static.ClauseResult{{Clause: "5.1.3", Title: "patch parses", Status: static.Conforming, Severity: static.Critical}},
+			ConformingStatic: &yes,
+		},
+	}
+	m.Dynamic = true
+	stages := []Stage{
+		{Stage: "T1", Status: "passed", Argv: []string{"dsh", "plugin", "--profile", "web", "add", "dsh-plugin-hello@1.0.0"}, Network: "on",
+			DurationMS: 9000, ExitCode: &exit0, Evidence: map[string]string{"stdout": "r1/t1/stdout", "stderr": "r1/t1/stderr", "profile_package_json": "r1/t1/profile-package.json"}, Verdict: "pass"},
+		{Stage: "T2", Status: "passed", Network: "none", ExitCode: &exit0, Evidence: map[string]string{"stdout": "r1/t2/stdout", "stderr": "r1/t2/stderr"}},
+		{Stage: "T3", Status: "passed", Network: "none", ExitCode: &exit0, Evidence: map[string]string{"stdout": "r1/t3/stdout", "stderr": "r1/t3/stderr"}},
+		{Stage: "T4", Status: "passed", Network: "none", ExitCode: &exit137, TimedOut: false,
+			Liveness: &Liveness{WindowMS: 12000, AliveMS: 12000, AliveAtEnd: true},
+			Evidence: map[string]string{"stdout": "r1/t4/stdout", "stderr": "r1/t4/stderr"}},
+	}
+	m.Repetitions = []Repetition{{Index: 1, Stages: stages, Verdict: "pass"}}
+	m.Claimed = Claimed{Verdict: "pass", ConformingStatic: &yes, UsableForCertification: false, Deviated: true}
+	m.Files = FileList(files)
+	return m
+}
+
+// sampleContents returns a complete, valid bundle's contents.
+func sampleContents(t testing.TB) Contents {
+	t.Helper()
+	files := sampleFiles(t)
+	raw, err := EncodeManifest(sampleManifest(files))
+	if err != nil {
+		t.Fatalf("EncodeManifest: %v", err)
+	}
+	return Contents{Manifest: raw, Signature: []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}` + "\n"), Files: files}
+}
+
+func mustWrite(t testing.TB, c Contents) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, c); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	return buf.Bytes()
+}
+
+// rawEntry is one hand-made tar entry for crafting hostile archives.
+type rawEntry struct {
+	hdr  tar.Header
+	data []byte
+}
+
+func reg(name string, data []byte) rawEntry {
+	return rawEntry{hdr: tar.Header{Typeflag: tar.TypeReg, Name: name, Size: int64(len(data)), Mode: 0o644}, data: data}
+}
+
+// rawTar writes entries with archive/tar exactly as given.
+func rawTar(t testing.TB, entries ...rawEntry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range entries {
+		h := e.hdr
+		if err := tw.WriteHeader(&h); err != nil {
+			t.Fatalf("WriteHeader %q: %v", h.Name, err)
+		}
+		if _, err := tw.Write(e.data); err != nil {
+			t.Fatalf("Write %q: %v", h.Name, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// compress wraps a tar stream the way the writer does.
+func compress(t testing.TB, tarBytes []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc, err := newEncoder(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := enc.Write(tarBytes); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// validManifestEntry returns a manifest entry listing no files, for
+// archives whose evidence does not matter.
+func validManifestEntry(t testing.TB) rawEntry {
+	t.Helper()
+	raw, err := EncodeManifest(NewManifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg(ManifestPath, raw)
+}
+
+func zstdNewWriterWindow(w io.Writer, window int) (*zstd.Encoder, error) {
+	return zstd.NewWriter(w, zstd.WithWindowSize(window), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
+}

@@ -1,0 +1,173 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// NewManifest returns a Manifest with MediaType and SchemaVersion set and
+// every list and map empty rather than nil.
+func NewManifest() *Manifest {
+	m := &Manifest{MediaType: ManifestMediaType, SchemaVersion: SchemaVersion}
+	c := canonical(m)
+	return &c
+}
+
+// EncodeManifest returns the canonical encoding of m (SPEC.md "Canonical
+// manifest encoding"): encoding/json without HTML escaping, two-space
+// indent, a trailing newline, Files sorted by path, nil lists and maps
+// written as [] and {}. It refuses a manifest that DecodeManifest would
+// refuse. m is not modified.
+func EncodeManifest(m *Manifest) ([]byte, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: nil manifest", ErrManifestInvalid)
+	}
+	c := canonical(m)
+	if err := checkHeader(c.MediaType, c.SchemaVersion); err != nil {
+		return nil, err
+	}
+	if err := ValidateManifest(&c); err != nil {
+		return nil, err
+	}
+	raw, err := marshal(&c)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > MaxManifestSize {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrManifestTooLarge, len(raw), MaxManifestSize)
+	}
+	return raw, nil
+}
+
+func marshal(m *Manifest) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return nil, fmt.Errorf("%w: encode: %w", ErrManifestInvalid, err)
+	}
+	return buf.Bytes(), nil // Encode ends the value with "\n"
+}
+
+// canonical returns a copy of m with Files sorted by path and nil lists
+// and maps that are always written replaced by empty ones, so that "none"
+// has one encoding ([] or {}), never also null. Slices that are changed
+// are copied first; m is not modified.
+func canonical(m *Manifest) Manifest {
+	c := *m
+	c.Standards = nonNil(c.Standards)
+	c.Conditions.Fixed = nonNil(c.Conditions.Fixed)
+	c.Conditions.Variable = nonNil(c.Conditions.Variable)
+	c.Deviations = nonNil(c.Deviations)
+	if c.Settings.TimeoutsMS == nil {
+		c.Settings.TimeoutsMS = map[string]int64{}
+	}
+	if c.Static.Evidence == nil {
+		c.Static.Evidence = map[string]string{}
+	}
+	c.Static.Report.Clauses = nonNil(c.Static.Report.Clauses)
+	c.Repetitions = slices.Clone(nonNil(c.Repetitions))
+	for i := range c.Repetitions {
+		c.Repetitions[i].Stages = nonNil(c.Repetitions[i].Stages)
+	}
+	c.Files = slices.Clone(nonNil(c.Files))
+	slices.SortStableFunc(c.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return c
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// DecodeManifest parses raw strictly and returns the manifest only if raw
+// is exactly its canonical encoding (SPEC.md "Canonical manifest
+// encoding"). Errors wrap ErrManifestTooLarge, ErrManifestMediaType,
+// ErrManifestSchema, ErrManifestInvalid or ErrManifestNotCanonical.
+// Structural problems are all reported, joined.
+func DecodeManifest(raw []byte) (*Manifest, error) {
+	if len(raw) > MaxManifestSize {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrManifestTooLarge, len(raw), MaxManifestSize)
+	}
+	// Media type and version first, leniently, so a manifest of another
+	// kind or a later version is named as such rather than failing on its
+	// first unknown field.
+	var probe struct {
+		MediaType     *string          `json:"media_type"`
+		SchemaVersion *json.RawMessage `json:"schema_version"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrManifestInvalid, err)
+	}
+	if probe.MediaType == nil {
+		return nil, fmt.Errorf("%w: no media_type", ErrManifestMediaType)
+	}
+	if *probe.MediaType != ManifestMediaType {
+		return nil, fmt.Errorf("%w: %q, want %q", ErrManifestMediaType, *probe.MediaType, ManifestMediaType)
+	}
+	if probe.SchemaVersion == nil {
+		return nil, fmt.Errorf("%w: no schema_version", ErrManifestSchema)
+	}
+	if v := string(*probe.SchemaVersion); v != fmt.Sprint(SchemaVersion) {
+		return nil, fmt.Errorf("%w: %q, want %d", ErrManifestSchema, v, SchemaVersion)
+	}
+
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrManifestInvalid, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: more than one JSON value", ErrManifestInvalid)
+	}
+	if err := ValidateManifest(&m); err != nil {
+		return nil, err
+	}
+	again, err := marshal(&m)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(again, raw) {
+		return nil, fmt.Errorf("%w: %s", ErrManifestNotCanonical, firstDifference(raw, again))
+	}
+	return &m, nil
+}
+
+// checkHeader checks media_type and schema_version of a manifest about to
+// be written.
+func checkHeader(mediaType string, version int) error {
+	if mediaType != ManifestMediaType {
+		return fmt.Errorf("%w: %q, want %q", ErrManifestMediaType, mediaType, ManifestMediaType)
+	}
+	if version != SchemaVersion {
+		return fmt.Errorf("%w: %d, want %d", ErrManifestSchema, version, SchemaVersion)
+	}
+	return nil
+}
+
+// firstDifference names where got departs from the canonical want, by
+// line, for the error message.
+func firstDifference(got, want []byte) string {
+	line := 1
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i] != want[i] {
+			return fmt.Sprintf("line %d differs from the canonical encoding", line)
+		}
+		if got[i] == '\n' {
+			line++
+		}
+	}
+	if len(got) < len(want) {
+		return fmt.Sprintf("ends early at line %d", line)
+	}
+	return fmt.Sprintf("%d bytes after the canonical encoding, from line %d", len(got)-len(want), line)
+}

@@ -1,0 +1,238 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestEncodeManifestGolden(t *testing.T) {
+	raw, err := EncodeManifest(sampleManifest(sampleFiles(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "manifest.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("golden file: %v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(raw, want) {
+		t.Errorf("canonical encoding changed; %s", firstDifference(raw, want))
+	}
+}
+
+func TestEncodeManifestForm(t *testing.T) {
+	files := sampleFiles(t)
+	m := sampleManifest(files)
+	// Give Files out of order and leave some lists nil.
+	m.Files[0], m.Files[len(m.Files)-1] = m.Files[len(m.Files)-1], m.Files[0]
+	before := append([]File(nil), m.Files...)
+	m.Deviations = nil
+	m.Conditions.Fixed = nil
+	raw, err := EncodeManifest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m.Files, before) {
+		t.Error("EncodeManifest reordered the caller's Files")
+	}
+	s := string(raw)
+	for _, want := range []string{
+		"{\n  \"media_type\": \"" + ManifestMediaType + "\",\n",
+		`"fixed": [],`, `"deviations": [],`,
+		`"value": "ci-1 <&>"`, // no HTML escaping
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("encoding lacks %q", want)
+		}
+	}
+	if !strings.HasSuffix(s, "}\n") || strings.HasSuffix(s, "\n\n") {
+		t.Error("encoding does not end with exactly one newline")
+	}
+	back, err := DecodeManifest(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(back.Files); i++ {
+		if back.Files[i-1].Path >= back.Files[i].Path {
+			t.Fatalf("files not sorted: %q before %q", back.Files[i-1].Path, back.Files[i].Path)
+		}
+	}
+}
+
+func TestManifestRoundTrip(t *testing.T) {
+	m := sampleManifest(sampleFiles(t))
+	raw, err := EncodeManifest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeManifest(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := canonical(m); !reflect.DeepEqual(&c, back) {
+		t.Errorf("round trip changed the manifest:\n got %+v\nwant %+v", back, c)
+	}
+	again, err := EncodeManifest(back)
+	if err != nil || !bytes.Equal(again, raw) {
+		t.Errorf("re-encoding differs (err %v)", err)
+	}
+	// NewManifest alone is a valid (empty) manifest.
+	if _, err := EncodeManifest(NewManifest()); err != nil {
+		t.Errorf("empty manifest: %v", err)
+	}
+}
+
+func TestEncodeManifestRefuses(t *testing.T) {
+	if _, err := EncodeManifest(nil); !errors.Is(err, ErrManifestInvalid) {
+		t.Errorf("nil: %v", err)
+	}
+	m := sampleManifest(sampleFiles(t))
+	m.MediaType = ""
+	if _, err := EncodeManifest(m); !errors.Is(err, ErrManifestMediaType) {
+		t.Errorf("empty media type: %v", err)
+	}
+	m = sampleManifest(sampleFiles(t))
+	m.SchemaVersion = 2
+	if _, err := EncodeManifest(m); !errors.Is(err, ErrManifestSchema) {
+		t.Errorf("schema 2: %v", err)
+	}
+	m = sampleManifest(sampleFiles(t))
+	m.Files = append(m.Files, m.Files[0])
+	if _, err := EncodeManifest(m); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("duplicate file: %v", err)
+	}
+}
+
+// edit decodes the canonical sample into a generic map, applies f, and
+// re-encodes it canonically-looking (same indent), for crafting inputs.
+func edit(t *testing.T, f func(map[string]any)) []byte {
+	t.Helper()
+	raw, err := EncodeManifest(sampleManifest(sampleFiles(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	f(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestDecodeManifestRefuses(t *testing.T) {
+	good, err := EncodeManifest(sampleManifest(sampleFiles(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := func(v map[string]any) []any { return v["files"].([]any) }
+	cases := []struct {
+		name string
+		raw  []byte
+		want error
+	}{
+		{"too large", append(bytes.Repeat([]byte(" "), MaxManifestSize), good...), ErrManifestTooLarge},
+		{"not json", []byte("nope"), ErrManifestInvalid},
+		{"array", []byte("[]\n"), ErrManifestInvalid},
+		{"no media type", edit(t, func(v map[string]any) { delete(v, "media_type") }), ErrManifestMediaType},
+		{"other media type", edit(t, func(v map[string]any) { v["media_type"] = "application/json" }), ErrManifestMediaType},
+		{"no schema", edit(t, func(v map[string]any) { delete(v, "schema_version") }), ErrManifestSchema},
+		{"schema 2", edit(t, func(v map[string]any) { v["schema_version"] = 2 }), ErrManifestSchema},
+		{"schema string", edit(t, func(v map[string]any) { v["schema_version"] = "1" }), ErrManifestSchema},
+		{"unknown field", edit(t, func(v map[string]any) { v["extra"] = true }), ErrManifestInvalid},
+		{"unknown nested field", edit(t, func(v map[string]any) { v["tool"].(map[string]any)["x"] = 1 }), ErrManifestInvalid},
+		{"two values", append(append([]byte{}, good...), good...), ErrManifestInvalid},
+		{"trailing garbage", append(append([]byte{}, good...), 'x'), ErrManifestInvalid},
+		{"compact", compact(t, good), ErrManifestNotCanonical},
+		{"no trailing newline", good[:len(good)-1], ErrManifestNotCanonical},
+		{"crlf", bytes.ReplaceAll(good, []byte("\n"), []byte("\r\n")), ErrManifestNotCanonical},
+		{"html escaped", bytes.Replace(good, []byte("<&>"), []byte(`\u003c\u0026\u003e`), 1), ErrManifestNotCanonical},
+		{"key case", bytes.Replace(good, []byte(`"baseline"`), []byte(`"Baseline"`), 1), ErrManifestNotCanonical},
+		{"null list", edit(t, func(v map[string]any) { v["deviations"] = nil }), ErrManifestNotCanonical},
+		{"empty argv", bytes.Replace(good, []byte(`"status": "passed",`), []byte(`"status": "passed", "argv": [],`), 1), ErrManifestNotCanonical},
+		{"unsorted files", edit(t, func(v map[string]any) {
+			f := files(v)
+			f[0], f[1] = f[1], f[0]
+		}), ErrManifestInvalid},
+		{"bad sha", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["sha256"] = strings.Repeat("A", 64) }), ErrManifestInvalid},
+		{"short sha", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["sha256"] = "abc" }), ErrManifestInvalid},
+		{"negative size", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["size"] = -1 }), ErrManifestInvalid},
+		{"escaping path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = "../x" }), ErrPathEscape},
+		{"absolute path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = "/etc/passwd" }), ErrPathEscape},
+		{"reserved path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = ManifestPath }), ErrReservedPath},
+		{"duplicate path", edit(t, func(v map[string]any) {
+			files(v)[1].(map[string]any)["path"] = files(v)[0].(map[string]any)["path"]
+		}), ErrDuplicate},
+		{"static evidence unlisted", edit(t, func(v map[string]any) {
+			v["static"].(map[string]any)["evidence"].(map[string]any)["patch"] = "static/nope.yaml"
+		}), ErrManifestInvalid},
+		{"stage evidence unlisted", edit(t, func(v map[string]any) {
+			st := v["repetitions"].([]any)[0].(map[string]any)["stages"].([]any)[3].(map[string]any)
+			st["evidence"].(map[string]any)["stdout"] = "r1/t4/nope"
+		}), ErrManifestInvalid},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := DecodeManifest(c.raw)
+			if !errors.Is(err, c.want) {
+				t.Fatalf("DecodeManifest = %v, want %v", err, c.want)
+			}
+			if m != nil {
+				t.Error("manifest returned with an error")
+			}
+			if strings.ContainsAny(err.Error()[:1], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+				t.Errorf("error not lowercase: %v", err)
+			}
+		})
+	}
+}
+
+// TestDecodeManifestReportsAll checks that every structural problem is
+// reported, not only the first.
+func TestDecodeManifestReportsAll(t *testing.T) {
+	raw := edit(t, func(v map[string]any) {
+		f := v["files"].([]any)
+		f[0].(map[string]any)["sha256"] = "x"
+		f[1].(map[string]any)["size"] = -5
+		v["static"].(map[string]any)["evidence"].(map[string]any)["readme"] = "nope"
+	})
+	_, err := DecodeManifest(raw)
+	if !errors.Is(err, ErrManifestInvalid) {
+		t.Fatalf("got %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"is not 64 lowercase hex digits", "negative size -5", `static.evidence["readme"] = "nope"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+func compact(t *testing.T, raw []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,227 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Archive is a bundle read into memory by Read: the raw bytes of every
+// entry, unparsed. The manifest and signature are kept as raw bytes
+// because those bytes, not a re-encoding, are what was signed.
+type Archive struct {
+	// RawManifest is manifest.json exactly as stored.
+	RawManifest []byte
+	// RawSignature is signature.sigstore.json exactly as stored, or nil
+	// when the bundle has no signature entry.
+	RawSignature []byte
+	// Files maps each evidence path to its content.
+	Files map[string][]byte
+	// Order lists the evidence paths in archive order (ascending).
+	Order []string
+}
+
+// Read reads a bundle from r, treating it as hostile (SPEC.md "Reader
+// limits and refusals"): the compressed input, the zstd window, the
+// decompressed stream, the entry count, each entry's size and the total
+// are bounded by lim before anything is allocated for them, and every
+// entry that is not a regular file with a safe, unique name in the
+// bundle order is refused. Errors wrap the sentinel of their class and
+// quote the entry name. Read does not compare files with the manifest;
+// call DecodeManifest and CompareFiles for that.
+func Read(r io.Reader, lim Limits) (*Archive, error) {
+	if err := lim.validate(); err != nil {
+		return nil, err
+	}
+	compressed, err := io.ReadAll(io.LimitReader(r, lim.MaxCompressed+1))
+	if err != nil {
+		return nil, fmt.Errorf("read bundle: %w", err)
+	}
+	if int64(len(compressed)) > lim.MaxCompressed {
+		return nil, fmt.Errorf("%w: compressed input exceeds %d bytes", ErrTooLarge, lim.MaxCompressed)
+	}
+	n, err := frameEnd(compressed, lim)
+	if err != nil {
+		return nil, err
+	}
+	dec, err := newDecoder(bytes.NewReader(compressed[:n]), lim)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	defer dec.Close()
+
+	stream := &capReader{r: dec, left: tarStreamLimit(lim)}
+	a, err := readTar(stream, lim)
+	if err != nil {
+		return nil, err
+	}
+	// Read the decompressed stream to its end: this is what makes the
+	// decoder verify the frame's content checksum, and anything after the
+	// tar end-of-archive marker is refused.
+	var one [1]byte
+	switch k, err := io.ReadFull(stream, one[:]); {
+	case k > 0:
+		return nil, fmt.Errorf("%w: data after the tar end-of-archive marker", ErrTrailingData)
+	case !errors.Is(err, io.EOF):
+		return nil, streamError("after the tar end-of-archive marker", err)
+	}
+	return a, nil
+}
+
+// tarStreamLimit bounds the decompressed tar stream: the entry data limit
+// plus, per entry, a header block, a PAX header block with a path record
+// and its padding, and data padding; plus the end-of-archive marker.
+func tarStreamLimit(lim Limits) int64 {
+	perEntry := int64(3*512) + roundBlock(int64(lim.MaxPathLen)+32)
+	return lim.MaxTotal + int64(lim.MaxEntries)*perEntry + 2*512
+}
+
+func roundBlock(n int64) int64 { return (n + 511) &^ 511 }
+
+func readTar(stream io.Reader, lim Limits) (*Archive, error) {
+	a := &Archive{Files: map[string][]byte{}}
+	tr := tar.NewReader(stream)
+	seen := newPathSet()
+	var total int64
+	prev := ""
+	for count := 1; ; count++ {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, streamError(fmt.Sprintf("tar header of entry %d", count), err)
+		}
+		if count > lim.MaxEntries {
+			return nil, fmt.Errorf("%w: entry %d %q, limit %d", ErrTooManyEntries, count, hdr.Name, lim.MaxEntries)
+		}
+		if err := checkEntryHeader(hdr, lim); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", count, err)
+		}
+		name := hdr.Name
+		if hdr.Size > lim.MaxEntrySize {
+			return nil, fmt.Errorf("%w: %q is %d bytes, limit %d", ErrEntryTooLarge, name, hdr.Size, lim.MaxEntrySize)
+		}
+		if name == ManifestPath && hdr.Size > MaxManifestSize {
+			return nil, fmt.Errorf("%w: %q is %d bytes, limit %d", ErrManifestTooLarge, name, hdr.Size, MaxManifestSize)
+		}
+		if hdr.Size > lim.MaxTotal-total {
+			return nil, fmt.Errorf("%w: entry %q brings the total above %d bytes", ErrTooLarge, name, lim.MaxTotal)
+		}
+		total += hdr.Size
+		if err := seen.add(name); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", count, err)
+		}
+		switch {
+		case count == 1 && name != ManifestPath:
+			return nil, fmt.Errorf("%w: first entry is %q, want %q", ErrLayout, name, ManifestPath)
+		case name == SignaturePath && count != 2:
+			return nil, fmt.Errorf("%w: %q is entry %d, want entry 2", ErrLayout, name, count)
+		case name != ManifestPath && name != SignaturePath:
+			if prev != "" && name <= prev {
+				return nil, fmt.Errorf("%w: %q comes after %q; evidence entries must be in ascending path order", ErrLayout, name, prev)
+			}
+			prev = name
+		}
+		// hdr.Size is within every limit, so allocating it is too.
+		data := make([]byte, hdr.Size)
+		if _, err := io.ReadFull(tr, data); err != nil {
+			return nil, streamError(fmt.Sprintf("data of %q", name), err)
+		}
+		switch name {
+		case ManifestPath:
+			a.RawManifest = data
+		case SignaturePath:
+			a.RawSignature = data
+		default:
+			a.Files[name] = data
+			a.Order = append(a.Order, name)
+		}
+	}
+	if a.RawManifest == nil {
+		return nil, fmt.Errorf("%w: no %q entry", ErrLayout, ManifestPath)
+	}
+	return a, nil
+}
+
+// checkEntryHeader refuses everything but a regular file with a valid name,
+// in ustar or PAX format, whose only PAX record is "path".
+func checkEntryHeader(hdr *tar.Header, lim Limits) error {
+	name := hdr.Name
+	if err := ValidPath(name, lim.MaxPathLen); err != nil {
+		return err
+	}
+	switch hdr.Typeflag {
+	case tar.TypeReg:
+	case tar.TypeSymlink:
+		return fmt.Errorf("%w: %q is a symbolic link to %q", ErrLink, name, hdr.Linkname)
+	case tar.TypeLink:
+		return fmt.Errorf("%w: %q is a hard link to %q", ErrLink, name, hdr.Linkname)
+	case tar.TypeChar, tar.TypeBlock:
+		return fmt.Errorf("%w: %q is a device (type %q)", ErrDevice, name, hdr.Typeflag)
+	case tar.TypeDir:
+		return fmt.Errorf("%w: %q is a directory; bundles hold no directory entries", ErrNotRegular, name)
+	default:
+		return fmt.Errorf("%w: %q has type %q", ErrNotRegular, name, hdr.Typeflag)
+	}
+	if hdr.Format != tar.FormatUSTAR && hdr.Format != tar.FormatPAX {
+		return fmt.Errorf("%w: %q is in tar format %v, want ustar or PAX", ErrUnsupportedHeader, name, hdr.Format)
+	}
+	for _, k := range sortedKeys(hdr.PAXRecords) {
+		if k != "path" {
+			return fmt.Errorf("%w: %q has PAX record %q", ErrUnsupportedHeader, name, k)
+		}
+	}
+	if hdr.Linkname != "" {
+		return fmt.Errorf("%w: regular file %q has a link name %q", ErrUnsupportedHeader, name, hdr.Linkname)
+	}
+	if hdr.Size < 0 {
+		return fmt.Errorf("%w: %q has negative size %d", ErrCorrupt, name, hdr.Size)
+	}
+	return nil
+}
+
+// streamError classifies an error from the decompressed stream: a limit
+// hit keeps its class, a zstd window refusal becomes ErrWindowTooLarge,
+// anything else (truncation, tar or zstd structure, checksum) ErrCorrupt.
+func streamError(where string, err error) error {
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		return fmt.Errorf("%s: %w", where, err)
+	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return fmt.Errorf("%w: %s: %w", ErrWindowTooLarge, where, err)
+	case errors.Is(err, io.EOF):
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("%w: %s: %w", ErrCorrupt, where, err)
+}
+
+// capReader reads at most left bytes from r and then fails with
+// ErrTooLarge instead of reporting EOF, so a stream cut at the limit is
+// not mistaken for a complete one.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// Probe one byte: a stream that ends exactly at the limit is fine.
+		var one [1]byte
+		n, err := c.r.Read(one[:])
+		if n > 0 {
+			return 0, fmt.Errorf("%w: decompressed stream exceeds its limit", ErrTooLarge)
+		}
+		return 0, err
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}

@@ -1,0 +1,127 @@
+package bundle
+
+import (
+	"archive/tar"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Epoch is the modification time of every entry (SPEC.md "Bundle
+// layout"): the Unix epoch, so that the archive does not depend on when
+// it was written. The run's times are in the manifest.
+var Epoch = time.Unix(0, 0).UTC()
+
+// entryMode is the permission of every entry.
+const entryMode = 0o644
+
+// Contents is everything a bundle holds.
+type Contents struct {
+	// Manifest is the canonical manifest.json, as EncodeManifest returns
+	// it and as package attest signed it.
+	Manifest []byte
+	// Signature is signature.sigstore.json; empty means no signature
+	// entry (an unsigned bundle, which verify reports as such).
+	Signature []byte
+	// Files maps each evidence path to its content. It must match the
+	// manifest's Files list exactly.
+	Files map[string][]byte
+}
+
+// Write writes c to w as a deterministic bundle (SPEC.md "Bundle
+// layout"): the same Contents always produce the same bytes, whatever
+// the map order. It refuses contents that Read with DefaultLimits, or
+// DecodeManifest, or CompareFiles would refuse or flag, so it never
+// writes a bundle that its own reader rejects. On error, w may hold a
+// partial bundle; use WriteFileAtomic to never leave one at a path.
+func Write(w io.Writer, c Contents) error {
+	m, err := DecodeManifest(c.Manifest)
+	if err != nil {
+		return fmt.Errorf("write bundle: %w", err)
+	}
+	if f := compareFiles(m.Files, c.Files); len(f) > 0 {
+		errs := make([]error, len(f))
+		for i, x := range f {
+			errs[i] = fmt.Errorf("%w: %s", ErrContentsMismatch, x)
+		}
+		return fmt.Errorf("write bundle: %w", errors.Join(errs...))
+	}
+	entries := make([]entry, 0, len(c.Files)+2)
+	entries = append(entries, entry{ManifestPath, c.Manifest})
+	if len(c.Signature) > 0 {
+		entries = append(entries, entry{SignaturePath, c.Signature})
+	}
+	for _, f := range m.Files { // sorted by path: the manifest is canonical
+		entries = append(entries, entry{f.Path, c.Files[f.Path]})
+	}
+	if err := checkWriteLimits(entries, DefaultLimits()); err != nil {
+		return fmt.Errorf("write bundle: %w", err)
+	}
+	return writeEntries(w, entries)
+}
+
+type entry struct {
+	path string
+	data []byte
+}
+
+func checkWriteLimits(entries []entry, lim Limits) error {
+	if len(entries) > lim.MaxEntries {
+		return fmt.Errorf("%w: %d entries, limit %d", ErrTooManyEntries, len(entries), lim.MaxEntries)
+	}
+	var total int64
+	for _, e := range entries {
+		size := int64(len(e.data))
+		if size > lim.MaxEntrySize {
+			return fmt.Errorf("%w: %q is %d bytes, limit %d", ErrEntryTooLarge, e.path, size, lim.MaxEntrySize)
+		}
+		total += size
+	}
+	if total > lim.MaxTotal {
+		return fmt.Errorf("%w: %d bytes of entries, limit %d", ErrTooLarge, total, lim.MaxTotal)
+	}
+	return nil
+}
+
+// writeEntries writes the entries, in the order given, as a tar stream
+// compressed into one zstd frame.
+func writeEntries(w io.Writer, entries []entry) error {
+	enc, err := newEncoder(w)
+	if err != nil {
+		return fmt.Errorf("write bundle: zstd: %w", err)
+	}
+	tw := tar.NewWriter(enc)
+	for _, e := range entries {
+		if err := writeEntry(tw, e); err != nil {
+			enc.Close()
+			return fmt.Errorf("write bundle: %q: %w", e.path, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		enc.Close()
+		return fmt.Errorf("write bundle: tar: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("write bundle: zstd: %w", err)
+	}
+	return nil
+}
+
+// writeEntry writes one regular file with the fixed header fields. The
+// format is left to archive/tar: ustar when the name fits, else PAX with
+// a single "path" record.
+func writeEntry(tw *tar.Writer, e entry) error {
+	hdr := &tar.Header{
+		Typeflag: tar.TypeReg,
+		Name:     e.path,
+		Size:     int64(len(e.data)),
+		Mode:     entryMode,
+		ModTime:  Epoch,
+	}
+	if err := tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	_, err := tw.Write(e.data)
+	return err
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dshaudit/dshaudit/bundle"
+)
+
+// inspectOptions are the flags of `dshaudit inspect`.
+type inspectOptions struct {
+	Bundle   string
+	Manifest bool
+	Stage    string
+	Role     string
+	File     string
+}
+
+func newInspectCmd(s *streams) *cobra.Command {
+	o := &inspectOptions{}
+	c := &cobra.Command{
+		Use:   "inspect BUNDLE",
+		Short: "List a bundle's files, print its manifest, or show one stage's evidence",
+		Long: `inspect reads a bundle with the same hostile-input limits as verify, but
+checks no signature and re-derives nothing: use verify for that.
+
+Without flags it lists the files with their sizes and sha256 digests.
+
+Exit codes:
+  0  printed
+  2  usage error, unreadable bundle, or no such file or stage`,
+		Example: `  dshaudit inspect b.tar.zst                       # list files
+  dshaudit inspect b.tar.zst --manifest            # print manifest.json
+  dshaudit inspect b.tar.zst --stage 1/T4          # T4 merged output of repetition 1
+  dshaudit inspect b.tar.zst --stage 2/T1 --role stderr
+  dshaudit inspect b.tar.zst --file static/patch.yml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Bundle = args[0]
+			return runInspect(o, s)
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&o.Manifest, "manifest", false, "print manifest.json as stored")
+	f.StringVar(&o.Stage, "stage", "", "show evidence of REPETITION/STAGE, e.g. 1/T3")
+	f.StringVar(&o.Role, "role", "merged", "with --stage: stdout, stderr, merged or profile_package_json")
+	f.StringVar(&o.File, "file", "", "print one file by its path in the bundle")
+	return c
+}
+
+func init() { subcommands = append(subcommands, newInspectCmd) }
+
+func runInspect(o *inspectOptions, s *streams) error {
+	f, err := os.Open(o.Bundle)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	defer f.Close()
+	arc, err := bundle.Read(f, bundle.DefaultLimits())
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrUsage, o.Bundle, err)
+	}
+	switch {
+	case o.Manifest:
+		_, err = s.Out.Write(arc.RawManifest)
+		return err
+	case o.File != "":
+		b, ok := arc.Files[o.File]
+		if !ok {
+			return fmt.Errorf("%w: no file %q in %s", ErrUsage, o.File, o.Bundle)
+		}
+		_, err = s.Out.Write(b)
+		return err
+	case o.Stage != "":
+		return inspectStage(o, arc, s)
+	}
+	m, err := bundle.DecodeManifest(arc.RawManifest)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrUsage, bundle.ManifestPath, err)
+	}
+	fmt.Fprintf(s.Out, "%s (unverified: use dshaudit verify)\n", o.Bundle)
+	fmt.Fprintf(s.Out, "%-10d %s\n", len(arc.RawManifest), bundle.ManifestPath)
+	if arc.RawSignature != nil {
+		fmt.Fprintf(s.Out, "%-10d %s\n", len(arc.RawSignature), bundle.SignaturePath)
+	}
+	for _, fl := range m.Files {
+		fmt.Fprintf(s.Out, "%-10d %s  sha256:%s\n", fl.Size, fl.Path, fl.SHA256)
+	}
+	return nil
+}
+
+func inspectStage(o *inspectOptions, arc *bundle.Archive, s *streams) error {
+	repStr, stage, ok := strings.Cut(o.Stage, "/")
+	rep, err := strconv.Atoi(repStr)
+	if !ok || err != nil {
+		return fmt.Errorf("%w: --stage %q: want REPETITION/STAGE, e.g. 1/T3", ErrUsage, o.Stage)
+	}
+	m, err := bundle.DecodeManifest(arc.RawManifest)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrUsage, bundle.ManifestPath, err)
+	}
+	for _, rp := range m.Repetitions {
+		if rp.Index != rep {
+			continue
+		}
+		for _, st := range rp.Stages {
+			if st.Stage != stage {
+				continue
+			}
+			p, ok := st.Evidence[o.Role]
+			if !ok {
+				return fmt.Errorf("%w: repetition %d %s has no %q evidence (status %s)", ErrUsage, rep, stage, o.Role, st.Status)
+			}
+			b, ok := arc.Files[p]
+			if !ok {
+				return errors.New("evidence file " + strconv.Quote(p) + " is listed but absent")
+			}
+			_, err := s.Out.Write(b)
+			return err
+		}
+	}
+	return fmt.Errorf("%w: no stage %q in repetition %d", ErrUsage, stage, rep)
+}

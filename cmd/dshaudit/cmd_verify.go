@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/verify"
+)
+
+// verifyOptions are the flags of `dshaudit verify`.
+type verifyOptions struct {
+	Bundles []string
+	Key     string
+	// Keyless policy.
+	TrustedRoot         string
+	Identity            string
+	IdentityRegexp      string
+	OIDCIssuer          string
+	OIDCIssuerRegexp    string
+	InsecureAnyIdentity bool
+	JSON                bool
+}
+
+func newVerifyCmd(s *streams) *cobra.Command {
+	o := &verifyOptions{}
+	c := &cobra.Command{
+		Use:   "verify BUNDLE (--key PUB | --trusted-root FILE ...)",
+		Short: "Verify an evidence bundle offline and re-derive every verdict",
+		Long: `verify checks an evidence bundle offline, with no network and no container:
+archive safety, the signature, every file against the manifest, then it
+re-derives the T0 clauses and every stage verdict of every repetition from
+the raw evidence and compares them with what the bundle claims, and applies
+the report rules of DSHIO/T 20 12, DSHIO/T 21 5.2 and 8.2, DSHIO/T 10 8.2.
+
+Every finding is printed (stdout), each naming the file, field or clause,
+then one line: verified / verdict mismatch / tampered / signature invalid /
+unsigned / rule violation, and whether the result is usable for
+certification (a deviated or unstable result never is).
+
+Trust is explicit: give exactly one of --key (a public key) or
+--trusted-root (a Sigstore trusted_root.json, for keyless bundles, with an
+identity rule or --insecure-any-identity).
+
+Exit codes:
+  0  verified: signature valid, files intact, every verdict re-derived equal
+  1  anything else found
+  2  usage error or unreadable input`,
+		Example: `  # verify a bundle signed with a key
+  dshaudit verify hello-dsh-plugin-1.0.0.dshaudit.tar.zst --key dshaudit.pub
+
+  # keyless, with a Sigstore trusted root and an identity rule
+  dshaudit verify b.tar.zst --trusted-root trusted_root.json \
+      --certificate-identity dev@example.com \
+      --certificate-oidc-issuer https://accounts.example.com
+
+  # machine-readable result
+  dshaudit verify b.tar.zst --key dshaudit.pub --json | jq .status`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Bundles = args
+			return runVerify(cmd, o, s)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Key, "key", "", "trust this public key (PEM), for key-signed bundles")
+	f.StringVar(&o.TrustedRoot, "trusted-root", "", "trust this Sigstore trusted_root.json, for keyless bundles")
+	f.StringVar(&o.Identity, "certificate-identity", "", "keyless: the exact certificate identity (SAN)")
+	f.StringVar(&o.IdentityRegexp, "certificate-identity-regexp", "", "keyless: a regexp the certificate identity must match")
+	f.StringVar(&o.OIDCIssuer, "certificate-oidc-issuer", "", "keyless: the exact OIDC issuer")
+	f.StringVar(&o.OIDCIssuerRegexp, "certificate-oidc-issuer-regexp", "", "keyless: a regexp the OIDC issuer must match")
+	f.BoolVar(&o.InsecureAnyIdentity, "insecure-any-identity", false, "keyless: accept any identity the trusted root certifies (unsafe)")
+	f.BoolVar(&o.JSON, "json", false, "print the result object ("+verify.ResultMediaType+")")
+	return c
+}
+
+func init() { subcommands = append(subcommands, newVerifyCmd) }
+
+// policyFromFlags builds the trust policy; attest refuses ambiguity.
+func (o *verifyOptions) policy() (attest.Policy, error) {
+	var p attest.Policy
+	if (o.Key == "") == (o.TrustedRoot == "") {
+		return p, fmt.Errorf("%w: give exactly one of --key or --trusted-root", ErrUsage)
+	}
+	if o.Key != "" {
+		k, err := attest.LoadPublicKey(o.Key)
+		if err != nil {
+			return p, fmt.Errorf("%w: --key: %w", ErrUsage, err)
+		}
+		p.Key = k
+	}
+	if o.TrustedRoot != "" {
+		tr, err := attest.LoadTrustedRoot(o.TrustedRoot)
+		if err != nil {
+			return p, fmt.Errorf("%w: --trusted-root: %w", ErrUsage, err)
+		}
+		p.Keyless = &attest.KeylessPolicy{
+			TrustedMaterial:     tr,
+			Identity:            o.Identity,
+			IdentityRegexp:      o.IdentityRegexp,
+			OIDCIssuer:          o.OIDCIssuer,
+			OIDCIssuerRegexp:    o.OIDCIssuerRegexp,
+			InsecureAnyIdentity: o.InsecureAnyIdentity,
+		}
+	}
+	return p, nil
+}
+
+func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
+	pol, err := o.policy()
+	if err != nil {
+		return err
+	}
+	path := o.Bundles[0]
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	defer f.Close()
+	rep, err := verify.Verify(cmd.Context(), path, f, verify.Options{Policy: pol})
+	if err != nil {
+		if errors.Is(err, verify.ErrUnreadable) {
+			return fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+		return err
+	}
+	if o.JSON {
+		enc := json.NewEncoder(s.Out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printVerifyReport(s.Out, rep)
+	}
+	if !rep.OK() {
+		return silentError{ErrFindings}
+	}
+	return nil
+}
+
+func printVerifyReport(w io.Writer, r *verify.Report) {
+	fmt.Fprintf(w, "bundle:       %s (%s)\n", r.Bundle, r.BundleSHA256)
+	if r.Package != "@" && r.Package != "" {
+		fmt.Fprintf(w, "package:      %s\n", r.Package)
+	}
+	if r.Signer != "" {
+		fmt.Fprintf(w, "signer:       %s\n", r.Signer)
+	}
+	if r.Fingerprint != "" {
+		fmt.Fprintf(w, "fingerprint:  %s\n", r.Fingerprint)
+	}
+	if r.TestDate != "" {
+		fmt.Fprintf(w, "tested:       %s (baseline %s)\n", r.TestDate, r.Baseline)
+	}
+	if r.ConformingStatic != nil {
+		fmt.Fprintf(w, "T0:           conforming_static=%v\n", *r.ConformingStatic)
+	}
+	for _, rp := range r.Repetitions {
+		fmt.Fprintf(w, "repetition %d: %s\n", rp.Index, rp.Verdict)
+		for _, st := range rp.Stages {
+			line := fmt.Sprintf("  %-3s %-13s", st.Stage, st.DerivedStatus)
+			if st.DerivedVerdict != "" {
+				line += " " + st.DerivedVerdict
+			}
+			if st.ExitCode != nil {
+				line += fmt.Sprintf("  exit=%d  %dms", *st.ExitCode, st.DurationMS)
+			}
+			if st.FirstError != "" {
+				line += "  first_error: " + st.FirstError
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	if r.Dynamic {
+		fmt.Fprintf(w, "verdict:      claimed %s, re-derived %s\n", orNone(r.ClaimedVerdict), orNone(r.DerivedVerdict))
+	}
+	for _, d := range r.Deviations {
+		fmt.Fprintf(w, "deviation:    %s\n", d)
+	}
+	if len(r.Findings) > 0 {
+		fmt.Fprintf(w, "findings (%d):\n", len(r.Findings))
+		for _, f := range r.Findings {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	usable := "yes"
+	if !r.Usable {
+		usable = "no (" + strings.Join(r.NotUsable, "; ") + ")"
+	}
+	fmt.Fprintf(w, "usable for certification: %s\n", usable)
+	fmt.Fprintf(w, "RESULT: %s\n", r.Status)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+// streams carries a command's I/O so run functions are testable.
+type streams struct {
+	In     io.Reader
+	Out    io.Writer // results
+	ErrOut io.Writer // diagnostics and progress
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	io := &streams{In: stdin, Out: stdout, ErrOut: stderr}
+	root := &cobra.Command{
+		Use:   "dshaudit",
+		Short: "Checkable DSHIO plugin conformance: run, verify, replay",
+		Long: `dshaudit runs the DSHIO T0–T4 plugin tests with real dsh in a sandbox image
+pinned by digest, writes a signed deterministic evidence bundle, and verifies
+such bundles offline by re-deriving every verdict from the raw evidence.
+
+Exit codes (all commands):
+  0    ok: nothing wrong found
+  1    findings: verification failed, a verdict is not pass, a claim not backed
+  2    usage error or unreadable input
+  3    could not run: engine, image, registry or disk stopped the command
+  130  interrupted (Ctrl-C); nothing half-written is left behind`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w: %v (see %s --help)", ErrUsage, err, c.CommandPath())
+	})
+	for _, sub := range subcommands {
+		root.AddCommand(sub(io))
+	}
+	return root
+}
+
+// subcommands lists the constructors of every subcommand; each lives in
+// its own file with its options struct and run function.
+var subcommands = []func(*streams) *cobra.Command{}

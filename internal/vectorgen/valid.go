@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+type gen struct {
+	ctx           context.Context
+	evidence, out string
+	signer, other *attest.Signer
+	vectors       []Vector
+	// pass is the content of the valid pass bundle, the base of the
+	// broken vectors.
+	pass *contents
+}
+
+// contents is a bundle before it is archived.
+type contents struct {
+	m     *bundle.Manifest
+	raw   []byte // canonical manifest
+	sig   []byte
+	files map[string][]byte
+}
+
+// The capture kept no image digest (see testdata/dsh-evidence/README.md);
+// the vectors name the image by this stated stand-in digest.
+var (
+	imageName   = "localhost/dsh-sandbox:0.1.0-rc.8"
+	imageDigest = "sha256:" + hexSHA256([]byte("testdata/dsh-evidence: captured without digest pinning"))
+	start       = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+)
+
+func hexSHA256(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// validCases: name → the captures of its repetitions.
+var validCases = []struct {
+	name, verdict string
+	reps          []capture
+	description   string
+}{
+	{"pass", "pass", []capture{{"hello", "hello", true}, {"hello", "hello", true}}, "hello: alive at 12 s with the marker"},
+	{"install_failed", "install_failed", []capture{{"noflag", "hello", false}, {"noflag", "hello", false}}, "noflag: T1 without -w, ERR_PNPM_ADDING_TO_ROOT"},
+	{"config_failed", "config_failed", []capture{{"badyaml", "badyaml", true}, {"badyaml", "badyaml", true}}, "badyaml: the T3 command fails"},
+	{"installs_but_not_registered", "installs_but_not_registered", []capture{{"noinsert", "noinsert", true}, {"noinsert", "noinsert", true}}, "noinsert: no entry of the plugin in the dump"},
+	{"boot_failed", "boot_failed", []capture{{"throws", "throws", true}, {"throws", "throws", true}}, "throws: apply() throws, exits within 12 s"},
+	{"boot_failed_hang", "boot_failed", []capture{{"hang", "hang", true}, {"hang", "hang", true}}, "hang: marker printed, then 1 entry did not activate"},
+	{"boot_failed_exits", "boot_failed", []capture{{"exits", "exits", true}, {"exits", "exits", true}}, "exits: marker printed, process.exit(3) after 5 s"},
+}
+
+func (g *gen) valid() error {
+	for _, vc := range validCases {
+		c, err := g.build(vc.reps, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", vc.name, err)
+		}
+		if got := c.m.Claimed.Verdict; got != vc.verdict {
+			return fmt.Errorf("%s: derived %q, the capture's README says %q", vc.name, got, vc.verdict)
+		}
+		if vc.name == "pass" {
+			g.pass = c
+		}
+		if err := g.emit(vc.name, "valid: "+vc.description, c, "verified", nil, vc.verdict); err != nil {
+			return err
+		}
+	}
+	// unstable: repetition 1 is hello, repetition 2 is hello whose T4
+	// evidence is the exits capture's (same plugin shape, exits at 5 s).
+	c, err := g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, func(rep int, runs []assemble.StageRun) []assemble.StageRun {
+		if rep != 1 {
+			return runs
+		}
+		ex, err := capture{"exits", "exits", true}.stages(g.evidence, rules.Subject{Name: "exits-dsh-plugin", Version: "1.0.0"}, []rules.Entry{{ID: "exits-dsh", Name: "exits-dsh-plugin"}}, runs[3].StartedAt)
+		if err != nil || len(ex) != 4 {
+			panic(fmt.Sprintf("exits capture: %v", err))
+		}
+		runs[3] = ex[3]
+		return runs
+	})
+	if err != nil {
+		return fmt.Errorf("unstable: %w", err)
+	}
+	if c.m.Claimed.Verdict != string(rules.Unstable) {
+		return fmt.Errorf("unstable: derived %q", c.m.Claimed.Verdict)
+	}
+	if err := g.emit("unstable", "valid: repetition 1 passes; repetition 2's T4 is the exits capture (boot_failed)", c, "verified", nil, "unstable"); err != nil {
+		return err
+	}
+	// static only: T0 without the dynamic layer.
+	c, err = g.buildStaticOnly(capture{"hello", "hello", true})
+	if err != nil {
+		return fmt.Errorf("static_only: %w", err)
+	}
+	return g.emit("static_only", "valid: T0 only (dshaudit static scope), no T1–T4", c, "verified", nil, "")
+}
+
+// build assembles and signs a bundle from captures, one per repetition.
+func (g *gen) build(reps []capture, edit func(rep int, runs []assemble.StageRun) []assemble.StageRun) (*contents, error) {
+	pkg, patch, sub, err := reps[0].pluginFiles(g.evidence)
+	if err != nil {
+		return nil, err
+	}
+	entries, _ := rules.InsertEntries(patch)
+	in := g.input(reps[0], pkg, patch, sub)
+	in.Dynamic = true
+	t := start.Add(10 * time.Second)
+	for i, c := range reps {
+		runs, err := c.stages(g.evidence, sub, entries, t)
+		if err != nil {
+			return nil, err
+		}
+		if edit != nil {
+			runs = edit(i, runs)
+		}
+		in.Repetitions = append(in.Repetitions, runs)
+		t = runs[len(runs)-1].EndedAt.Add(5 * time.Second)
+	}
+	in.FinishedAt = t
+	in.Settings.Repeat = len(reps)
+	for _, c := range reps {
+		if c.withW {
+			in.Deviations = append(in.Deviations, bundle.Deviation{
+				What: assemble.DeviationCommand(rules.T1), Standard: "dsh plugin --profile web add <package-spec>",
+				ChangedTo: "dsh plugin --profile web add -w <package-spec>", Clause: "DSHIO/T 21 5.1.8",
+				Why: "dsh 0.1.0-rc.8 always fails without -w (ERR_PNPM_ADDING_TO_ROOT)",
+			})
+			break
+		}
+	}
+	return g.finish(in, g.signer)
+}
+
+func (g *gen) buildStaticOnly(c capture) (*contents, error) {
+	pkg, patch, sub, err := c.pluginFiles(g.evidence)
+	if err != nil {
+		return nil, err
+	}
+	in := g.input(c, pkg, patch, sub)
+	in.Fingerprint, in.Image, in.Versions = "", bundle.Image{}, nil
+	in.Deviations = nil
+	in.Settings.Repeat = 0
+	in.FinishedAt = start.Add(2 * time.Second)
+	return g.finish(in, g.signer)
+}
+
+func (g *gen) input(c capture, pkg, patch []byte, sub rules.Subject) assemble.Input {
+	return assemble.Input{
+		Tool:        bundle.Tool{Name: "dshaudit", Version: "vectorgen"},
+		Subject:     bundle.Subject{Name: sub.Name, Version: sub.Version, Spec: c.spec(sub), Source: "local-tarball"},
+		Baseline:    "0.2.2-rc.1",
+		Fingerprint: fmt.Sprintf("dsh=0.1.0-rc.8;img=%s@%s;node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1", imageName, imageDigest),
+		Image:       bundle.Image{Name: imageName, Digest: imageDigest},
+		Conditions: bundle.Conditions{
+			Fixed: []bundle.Condition{
+				{Name: "engine", Value: "podman 4.3.1 --runtime runc"},
+				{Name: "memory", Value: "768m"}, {Name: "cpu", Value: "1"}, {Name: "pids", Value: "256"},
+				{Name: "ulimits", Value: "nofile=1024:1024 nproc=1024:1024"},
+				{Name: "profile", Value: "DSH_HOME=/dsh-home, fresh volume per case"},
+			},
+			Variable: []bundle.Condition{{Name: "source", Value: "testdata/dsh-evidence capture, converted by internal/vectorgen"}},
+		},
+		Deviations: []bundle.Deviation{
+			{What: assemble.DeviationDSHVersion, Standard: "0.2.2-rc.1", ChangedTo: "0.1.0-rc.8", Clause: "DSHIO/T 21 5.1.1",
+				Why: "0.2.2-rc.1 is not published in the reachable registry; 0.1.0-rc.8 is the newest that installs and boots"},
+			{What: assemble.DeviationCommand(rules.T4), Standard: "dsh --profile web", ChangedTo: "dsh --profile web --no-open", Clause: "DSHIO/T 21 5.1.8",
+				Why: "without --no-open dsh tries to open a browser"},
+		},
+		Settings:  bundle.Settings{ObservationWindowMS: 12000, TimeoutsMS: map[string]int64{"T1": 300000, "T2": 60000, "T3": 60000, "T4": 30000}},
+		StartedAt: start,
+		Static:    assemble.StaticInput{Metadata: pkg, Patch: patch, InstalledSize: -1},
+		Versions: map[string][]byte{
+			assemble.RoleDSHVersion: []byte("0.1.0-rc.8\n"), assemble.RoleNodeVersion: []byte("v24.11.1\n"), assemble.RolePNPMVersion: []byte("9.15.9\n"),
+		},
+	}
+}
+
+// finish builds the manifest, encodes it canonically and signs it.
+func (g *gen) finish(in assemble.Input, signer *attest.Signer) (*contents, error) {
+	m, files, err := assemble.Build(in)
+	if err != nil {
+		return nil, err
+	}
+	return g.sign(m, files, signer)
+}
+
+func (g *gen) sign(m *bundle.Manifest, files map[string][]byte, signer *attest.Signer) (*contents, error) {
+	raw, err := bundle.EncodeManifest(m)
+	if err != nil {
+		return nil, err
+	}
+	pred := attest.Predicate{
+		Tool:    attest.Tool{Name: m.Tool.Name, Version: m.Tool.Version},
+		Subject: attest.Package{Name: m.Subject.Name, Version: m.Subject.Version},
+		Verdict: assemble.PredicateVerdict(m),
+	}
+	sig, err := attest.Sign(g.ctx, raw, pred, signer)
+	if err != nil {
+		return nil, err
+	}
+	return &contents{m: m, raw: raw, sig: sig, files: files}, nil
+}
+
+// emit writes a valid bundle with the package's own writer.
+func (g *gen) emit(name, desc string, c *contents, status string, classes []string, verdict string) error {
+	var buf bytes.Buffer
+	if err := bundle.Write(&buf, bundle.Contents{Manifest: c.raw, Signature: c.sig, Files: c.files}); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return g.emitRaw(name, desc, buf.Bytes(), status, classes, verdict)
+}
+
+func (g *gen) emitRaw(name, desc string, archive []byte, status string, classes []string, verdict string) error {
+	file := name + ".dshaudit.tar.zst"
+	if err := os.WriteFile(filepath.Join(g.out, file), archive, 0o644); err != nil {
+		return err
+	}
+	if classes == nil {
+		classes = []string{}
+	}
+	g.vectors = append(g.vectors, Vector{Name: name, File: file, Description: desc, Status: status, Classes: classes, Verdict: verdict})
+	return nil
+}

@@ -1,0 +1,226 @@
+package pkgsource
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Limits bounds everything read from a registry, CDN or tarball.
+type Limits struct {
+	// MaxPackumentBytes bounds the full package document.
+	MaxPackumentBytes int64
+	// MaxTarballBytes bounds the compressed tarball.
+	MaxTarballBytes int64
+	// MaxUnpackedBytes bounds the decompressed tar stream (gzip bombs).
+	MaxUnpackedBytes int64
+	// MaxFileBytes bounds each file T0 reads: package.json, the patch
+	// file (from a CDN or the tarball) and the README.
+	MaxFileBytes int64
+	// MaxEntries bounds the number of tar entries.
+	MaxEntries int
+}
+
+// DefaultLimits are the limits Fetch uses for zero fields. DSHIO/T 10
+// 5.3.3 calls 50 MB installed "large"; the defaults leave room above that
+// without letting a hostile registry exhaust memory. SPEC.md "T0 inputs".
+var DefaultLimits = Limits{
+	MaxPackumentBytes: 128 << 20,
+	MaxTarballBytes:   128 << 20,
+	MaxUnpackedBytes:  1 << 30,
+	MaxFileBytes:      8 << 20,
+	MaxEntries:        100_000,
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxPackumentBytes <= 0 {
+		l.MaxPackumentBytes = DefaultLimits.MaxPackumentBytes
+	}
+	if l.MaxTarballBytes <= 0 {
+		l.MaxTarballBytes = DefaultLimits.MaxTarballBytes
+	}
+	if l.MaxUnpackedBytes <= 0 {
+		l.MaxUnpackedBytes = DefaultLimits.MaxUnpackedBytes
+	}
+	if l.MaxFileBytes <= 0 {
+		l.MaxFileBytes = DefaultLimits.MaxFileBytes
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = DefaultLimits.MaxEntries
+	}
+	return l
+}
+
+// TarFile is one regular file read from a package tarball.
+type TarFile struct {
+	// Path is relative to the package root (the tarball's first path
+	// component, normally "package/", stripped as npm strips it).
+	Path string
+	Data []byte
+}
+
+// TarIndex is what one pass over a package tarball found.
+type TarIndex struct {
+	// Files are the regular files' package-relative paths, sorted.
+	Files []string
+	// Links are the symlink and hardlink entries, which T0 never follows.
+	Links []string
+	// Read holds the contents of the wanted files that exist.
+	Read map[string][]byte
+}
+
+// ReadTarball makes one pass over a gzip tar package tarball, as hostile
+// input: entry names must be relative with no ".." and no NUL, each
+// regular file may appear once, the decompressed stream, the entry count
+// and every wanted file are bounded. Nothing is written to disk. want
+// selects the package-relative paths whose contents are returned.
+func ReadTarball(tgz []byte, lim Limits, want func(rel string) bool) (*TarIndex, error) {
+	lim = lim.withDefaults()
+	gz, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return nil, fmt.Errorf("%w: not gzip: %v", ErrBadTarball, err)
+	}
+	gz.Multistream(false)
+	counted := &limitedReader{r: gz, left: lim.MaxUnpackedBytes}
+	tr := tar.NewReader(counted)
+	idx := &TarIndex{Read: map[string][]byte{}}
+	seen := map[string]bool{}
+	entries := 0
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, tarErr(counted, fmt.Errorf("after %d entries: %v", entries, err))
+		}
+		entries++
+		if entries > lim.MaxEntries {
+			return nil, fmt.Errorf("%w: more than %d tar entries", ErrTooLarge, lim.MaxEntries)
+		}
+		rel, err := packageRelative(hdr.Name)
+		if err != nil {
+			return nil, err
+		}
+		if rel == "" {
+			continue // the root directory itself, or a file beside it that npm drops
+		}
+		switch hdr.Typeflag {
+		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeSymlink, tar.TypeLink:
+			idx.Links = append(idx.Links, rel)
+			continue
+		default:
+			continue // directories, devices, fifos: not files T0 reads
+		}
+		if seen[rel] {
+			return nil, fmt.Errorf("%w: entry %q appears twice; which copy counts is ambiguous", ErrBadTarball, hdr.Name)
+		}
+		seen[rel] = true
+		idx.Files = append(idx.Files, rel)
+		if !want(rel) {
+			continue
+		}
+		if hdr.Size > lim.MaxFileBytes {
+			return nil, fmt.Errorf("%w: entry %q is %d bytes, the limit is %d", ErrTooLarge, hdr.Name, hdr.Size, lim.MaxFileBytes)
+		}
+		data, err := io.ReadAll(io.LimitReader(tr, lim.MaxFileBytes+1))
+		if err != nil {
+			return nil, tarErr(counted, fmt.Errorf("entry %q: %v", hdr.Name, err))
+		}
+		idx.Read[rel] = data
+	}
+	// Bytes after the tar end marker are not part of the package; they
+	// are not read (the unpacked limit still applies to what was).
+	sort.Strings(idx.Files)
+	sort.Strings(idx.Links)
+	return idx, nil
+}
+
+func tarErr(c *limitedReader, err error) error {
+	if c.exceeded {
+		return fmt.Errorf("%w: decompressed tarball is larger than the unpacked limit", ErrTooLarge)
+	}
+	return fmt.Errorf("%w: %v", ErrBadTarball, err)
+}
+
+// packageRelative strips the first path component as npm does and
+// refuses names that could escape the package root.
+func packageRelative(name string) (string, error) {
+	switch {
+	case name == "":
+		return "", fmt.Errorf("%w: entry with an empty name", ErrBadTarball)
+	case strings.ContainsRune(name, 0):
+		return "", fmt.Errorf("%w: entry %q: NUL in name", ErrBadTarball, name)
+	case strings.HasPrefix(name, "/"):
+		return "", fmt.Errorf("%w: entry %q: absolute path", ErrBadTarball, name)
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == ".." {
+			return "", fmt.Errorf("%w: entry %q: path escapes the package root", ErrBadTarball, name)
+		}
+	}
+	clean := path.Clean(strings.TrimPrefix(name, "./"))
+	_, rel, ok := strings.Cut(clean, "/")
+	if !ok {
+		return "", nil
+	}
+	return rel, nil
+}
+
+// limitedReader fails once more than left bytes were read.
+type limitedReader struct {
+	r        io.Reader
+	left     int64
+	exceeded bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		l.exceeded = true
+		return 0, fmt.Errorf("%w: decompressed tarball is larger than the unpacked limit", ErrTooLarge)
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// readmeRank orders README candidates at the package root: README.md,
+// then README.markdown, then README, then any other README.*; nil for a
+// name that is no README.
+func readmeRank(rel string) (int, bool) {
+	if strings.Contains(rel, "/") {
+		return 0, false
+	}
+	switch l := strings.ToLower(rel); {
+	case l == "readme.md":
+		return 0, true
+	case l == "readme.markdown":
+		return 1, true
+	case l == "readme":
+		return 2, true
+	case strings.HasPrefix(l, "readme."):
+		return 3, true
+	}
+	return 0, false
+}
+
+// pickReadme chooses the README among the tarball's root files.
+func pickReadme(files []string) string {
+	best, bestRank := "", 99
+	for _, f := range files { // sorted, so ties go to the first name
+		if r, ok := readmeRank(f); ok && r < bestRank {
+			best, bestRank = f, r
+		}
+	}
+	return best
+}

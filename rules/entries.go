@@ -1,0 +1,64 @@
+package rules
+
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
+
+// InsertEntries returns the insert entries of a plugin's patch file
+// (DSHIO/T 10 5.1.4, 5.1.5): for every top-level item that is a mapping
+// with an "insert" list, one Entry per item of that list, in file order.
+// An insert item that is not a mapping, or whose id or name is missing or
+// not a scalar, yields an Entry with that field empty: T3 then cannot find
+// it, which is the honest outcome (SPEC.md "T3 mount"). The patch must be
+// exactly one YAML document whose root is a list; otherwise the error wraps
+// ErrPatch.
+func InsertEntries(patch []byte) ([]Entry, error) {
+	root, err := parseSingleDocument(patch)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPatch, err)
+	}
+	if root.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%w: top level is a %s, want a list", ErrPatch, kindName(root))
+	}
+	var out []Entry
+	for _, item := range root.Content {
+		item = resolve(item)
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		ins, _ := mappingValue(item, "insert")
+		if ins == nil || ins.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, e := range ins.Content {
+			e = resolve(e)
+			var ent Entry
+			if e.Kind == yaml.MappingNode {
+				if v, n := mappingValue(e, "id"); n == 1 {
+					ent.ID, _ = scalarString(v)
+				}
+				if v, n := mappingValue(e, "name"); n == 1 {
+					ent.Name, _ = scalarString(v)
+				}
+			}
+			out = append(out, ent)
+		}
+	}
+	return out, nil
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.ScalarNode:
+		return "scalar"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "node"
+}

@@ -1,0 +1,45 @@
+package rules
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func TestInsertEntries(t *testing.T) {
+	tests := []struct {
+		name  string
+		patch string
+		want  []Entry
+		err   bool
+	}{
+		{"one", "- insert:\n    - id: a\n      name: \"pkg-a\"\n", []Entry{{"a", "pkg-a"}}, false},
+		{"several items and lists", "- insert:\n    - {id: a, name: pa}\n    - id: b\n      name: pb\n- id: llm-retry\n  disabled: true\n- insert:\n    - id: c\n      name: pc\n", []Entry{{"a", "pa"}, {"b", "pb"}, {"c", "pc"}}, false},
+		{"no insert", "- id: llm-retry\n  disabled: true\n", nil, false},
+		{"insert not a list", "- insert: x\n", nil, false},
+		{"incomplete entries kept empty", "- insert:\n    - id: a\n    - name: pb\n    - scalar\n    - id: ~\n      name: [x]\n", []Entry{{ID: "a"}, {Name: "pb"}, {}, {}}, false},
+		{"alias", "- insert:\n    - &e {id: a, name: pa}\n    - *e\n", []Entry{{"a", "pa"}, {"a", "pa"}}, false},
+		{"comments and tags", "# c\n- insert: # c\n    - id: !!str a\n      name: pa # c\n", []Entry{{"a", "pa"}}, false},
+		{"mapping root", "insert:\n  - id: a\n", nil, true},
+		{"empty", "", nil, true},
+		{"not YAML", "- insert:\n    - id: badyaml\n      name: @fx/badyaml-dsh-plugin\n", nil, true},
+		{"two documents", "- insert: []\n---\n- insert: []\n", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := InsertEntries([]byte(tt.patch))
+			if tt.err {
+				if !errors.Is(err, ErrPatch) {
+					t.Errorf("err %v, want ErrPatch", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,95 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func addEvidenceSeeds(f *testing.F, glob string) {
+	files, _ := filepath.Glob(filepath.Join(evidenceDir, glob))
+	if len(files) == 0 {
+		f.Fatalf("no seed files match %s", glob)
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// FuzzDeriveT3 feeds arbitrary dumps (seeded with the real ones) through
+// the dump parser and T3: never a panic, and a pass always names a root
+// entry the parser found.
+func FuzzDeriveT3(f *testing.F) {
+	addEvidenceSeeds(f, "*/t3.stdout")
+	f.Add([]byte("- &a {id: hello-dsh, name: hello-dsh-plugin}\n- *a\n- !!js x\n- [*a]\n"))
+	f.Fuzz(func(t *testing.T, dump []byte) {
+		d, err := ParseDump(dump)
+		r := DeriveT3(helloEntries, Observation{Stage: T3, Stdout: dump})
+		if err != nil && r.Verdict != ConfigFailed {
+			t.Fatalf("unparseable dump gave %s", r.Verdict)
+		}
+		if r.Status == StagePassed {
+			found := false
+			for _, e := range d {
+				found = found || (e.ID == "hello-dsh" && e.Name == "hello-dsh-plugin" && !e.Disabled)
+			}
+			if !found {
+				t.Fatal("pass without the entry in the parsed dump")
+			}
+		}
+		if r.Status == StageFailed && r.FirstError == "" {
+			t.Fatal("failure without first_error")
+		}
+	})
+}
+
+func FuzzFirstError(f *testing.F) {
+	addEvidenceSeeds(f, "*/t*.std*")
+	f.Add([]byte("\x1b[31mError: x\x1b[0m\r\n{\"a\":[1]}\n│ box\n"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		fe := FirstError(out)
+		if !utf8.ValidString(fe) {
+			t.Fatalf("invalid UTF-8 %q", fe)
+		}
+		if len(fe) > MaxFirstErrorBytes+len("…") {
+			t.Fatalf("%d bytes", len(fe))
+		}
+		if strings.ContainsAny(fe, "\n\r\x1b") || fe != strings.TrimSpace(fe) {
+			t.Fatalf("not one trimmed clean line: %q", fe)
+		}
+		_ = IsFatalLine(string(out))
+		o := Observation{Stage: T4, Stdout: out, Liveness: &Liveness{AliveAtEnd: true, AliveFor: 14 * time.Second}}
+		_ = DeriveT4(o, 0)
+		_ = DeriveT2(helloSub, Observation{Stage: T2, Stdout: out})
+		_ = DeriveT1(helloSub, Observation{Stage: T1, Stdout: out, ProfilePackageJSON: out})
+	})
+}
+
+func FuzzInsertEntries(f *testing.F) {
+	addEvidenceSeeds(f, "plugins/*/cordis.patch.yml")
+	f.Fuzz(func(t *testing.T, patch []byte) {
+		_, _ = InsertEntries(patch)
+	})
+}
+
+// A fingerprint that parses renders back to exactly its input.
+func FuzzParseFingerprint(f *testing.F) {
+	f.Add(goodFP)
+	f.Add(goodFP + ";model=deepseek-v4.1-flash-0731;temp=0;maxtok=4096;tools=7")
+	f.Fuzz(func(t *testing.T, s string) {
+		fp, err := ParseFingerprint(s)
+		if err != nil {
+			return
+		}
+		if fp.String() != s {
+			t.Fatalf("round trip %q -> %q", s, fp.String())
+		}
+	})
+}

@@ -1,0 +1,135 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// SPEC.md "first_error": how output bytes become lines.
+
+// splitLines splits output into lines on "\n", drops a trailing "\r",
+// removes ANSI escape sequences and other control characters, and makes
+// the text valid UTF-8 (invalid bytes become U+FFFD). Lines are not
+// trimmed.
+func splitLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	raw := bytes.Split(b, []byte("\n"))
+	if len(raw[len(raw)-1]) == 0 {
+		raw = raw[:len(raw)-1]
+	}
+	out := make([]string, len(raw))
+	for i, l := range raw {
+		out[i] = cleanLine(l)
+	}
+	return out
+}
+
+var ansiEscape = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
+
+func cleanLine(l []byte) string {
+	l = bytes.TrimSuffix(l, []byte("\r"))
+	s := strings.ToValidUTF8(string(l), "\uFFFD")
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = ansiEscape.ReplaceAllString(s, "")
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\t' {
+			return ' '
+		}
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// isNoiseLine reports whether a trimmed line is excluded from first_error
+// by DSHIO/T 20 6.6: empty, pure JSON, box-drawing, or a progress line.
+func isNoiseLine(t string) bool {
+	if t == "" {
+		return true
+	}
+	if strings.HasPrefix(t, "Progress:") {
+		return true
+	}
+	if r, _ := utf8.DecodeRuneInString(t); r >= 0x2500 && r <= 0x257F {
+		return true // Unicode Box Drawing block: ╭ │ ╰ ─ ╮ ╯ …
+	}
+	return isPureJSON(t)
+}
+
+// isPureJSON reports whether the whole line is one JSON object or array.
+func isPureJSON(t string) bool {
+	if t[0] != '{' && t[0] != '[' {
+		return false
+	}
+	return json.Valid([]byte(t))
+}
+
+var (
+	nodeWarning   = regexp.MustCompile(`^\(node:\d+\) (?:\[[A-Za-z0-9_]+\] )?[A-Za-z]*Warning: `)
+	nodeTraceHint = regexp.MustCompile("^\\(Use `node --trace-[a-z-]+ \\.\\.\\.` to show where the warning was created\\)$")
+)
+
+// isInformationalLine reports whether a trimmed line is one of the
+// documented informational lines of dsh and node that are never errors.
+func isInformationalLine(t string) bool {
+	switch {
+	case strings.HasPrefix(t, "dsh: initialized profile "):
+		return true
+	case nodeWarning.MatchString(t):
+		// An unhandled rejection reported as a warning is an error.
+		return !strings.Contains(t, "UnhandledPromiseRejectionWarning")
+	case nodeTraceHint.MatchString(t):
+		return true
+	}
+	return false
+}
+
+// skippedLine reports whether first_error and the T4 fatal-line search
+// ignore a trimmed line.
+func skippedLine(t string) bool {
+	return isNoiseLine(t) || isInformationalLine(t)
+}
+
+var (
+	// Error:, Error [CODE]:, TypeError:, YAMLException:, AbortError [X]:
+	jsErrorLine = regexp.MustCompile(`^[A-Za-z0-9_$.]*(?:Error|Exception)(?: \[[^\]]*\])?:`)
+	uncaught    = regexp.MustCompile(`^Uncaught\b`)
+)
+
+// IsFatalLine reports whether one line of T4 output is a fatal error line
+// (SPEC.md "T4 boot"). The line is trimmed first; informational, JSON,
+// box-drawing and progress lines are never fatal.
+func IsFatalLine(line string) bool {
+	t := strings.TrimSpace(cleanLine([]byte(line)))
+	if skippedLine(t) {
+		return false
+	}
+	return isFatalTrimmed(t)
+}
+
+func isFatalTrimmed(t string) bool {
+	if jsErrorLine.MatchString(t) || uncaught.MatchString(t) {
+		return true
+	}
+	lower := strings.ToLower(t)
+	if strings.HasPrefix(lower, "fatal:") || strings.HasPrefix(lower, "fatal error:") ||
+		strings.Contains(lower, ": fatal:") || strings.Contains(lower, ": fatal error:") {
+		return true
+	}
+	return strings.Contains(t, "skipping profile bundle")
+}
+
+// isErrorLikeTrimmed reports whether a trimmed, non-skipped line looks like
+// an error: a fatal line, a pnpm ERR_PNPM_ code, or an npm "ERR!" line.
+func isErrorLikeTrimmed(t string) bool {
+	return isFatalTrimmed(t) || strings.Contains(t, "ERR_PNPM_") ||
+		strings.HasPrefix(t, "ERR!") || strings.Contains(t, " ERR!")
+}

@@ -1,0 +1,90 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// DeriveSequence derives one repetition of T1–T4 (DSHIO/T 20 11.1, 11.2).
+// obs[i] is the observation of DynamicStages[i], or nil when that stage
+// was not executed. Stages are derived in order; after the first failed
+// stage every later stage is not_executed, whatever evidence exists for it
+// (that evidence is never read). The verdict is the failed stage's verdict,
+// or pass when T4 passed.
+//
+// A stage that had to run (T1, or any stage whose predecessor passed) with
+// no observation is an error wrapping ErrMissingObservation; an observation
+// labelled with another stage wraps ErrStageMismatch. On error the result
+// still lists every stage, the one without evidence as not_executed with a
+// reason, and its Verdict is empty: no verdict can be derived.
+// SPEC.md "Propagation and stability".
+func DeriveSequence(sub Subject, entries []Entry, obs []*Observation, window time.Duration) (SequenceResult, error) {
+	var errs []error
+	if len(obs) > len(DynamicStages) {
+		errs = append(errs, fmt.Errorf("%d observations for %d stages", len(obs), len(DynamicStages)))
+	}
+	for i, o := range obs {
+		if i < len(DynamicStages) && o != nil && o.Stage != "" && o.Stage != DynamicStages[i] {
+			errs = append(errs, fmt.Errorf("observation %d: %w: labelled %q, want %q", i, ErrStageMismatch, o.Stage, DynamicStages[i]))
+		}
+	}
+	res := SequenceResult{Stages: make([]StageResult, 0, len(DynamicStages))}
+	var failedAt *StageResult
+	missing := false
+	for i, s := range DynamicStages {
+		if failedAt != nil {
+			res.Stages = append(res.Stages, notExecuted(s, fmt.Sprintf("not executed: %s failed with %s (DSHIO/T 20 11.2)", failedAt.Stage, failedAt.Verdict)))
+			continue
+		}
+		if missing {
+			res.Stages = append(res.Stages, notExecuted(s, "not derived: an earlier stage has no observation"))
+			continue
+		}
+		var o *Observation
+		if i < len(obs) {
+			o = obs[i]
+		}
+		if o == nil {
+			missing = true
+			errs = append(errs, fmt.Errorf("stage %s: %w: it had to run because %s", s, ErrMissingObservation, predecessorText(i)))
+			res.Stages = append(res.Stages, notExecuted(s, "no observation although the stage had to run"))
+			continue
+		}
+		r := deriveStage(s, sub, entries, *o, window)
+		res.Stages = append(res.Stages, r)
+		if r.Status == StageFailed {
+			failedAt = &res.Stages[len(res.Stages)-1]
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return res, err
+	}
+	if failedAt != nil {
+		res.Verdict = failedAt.Verdict
+	} else {
+		res.Verdict = Pass
+	}
+	return res, nil
+}
+
+func predecessorText(i int) string {
+	if i == 0 {
+		return "T1 always runs"
+	}
+	return fmt.Sprintf("%s passed", DynamicStages[i-1])
+}
+
+// deriveStage applies one stage's rule.
+func deriveStage(s Stage, sub Subject, entries []Entry, o Observation, window time.Duration) StageResult {
+	switch s {
+	case T1:
+		return DeriveT1(sub, o)
+	case T2:
+		return DeriveT2(sub, o)
+	case T3:
+		return DeriveT3(entries, o)
+	default:
+		return DeriveT4(o, window)
+	}
+}

@@ -1,0 +1,239 @@
+package static
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// normFilesPath strips a leading "./" (repeatedly) and trailing "/" from a
+// files item or a package path, as clause 5.3.1 compares them.
+func normFilesPath(p string) string {
+	for strings.HasPrefix(p, "./") {
+		p = p[2:]
+	}
+	return strings.TrimRight(p, "/")
+}
+
+// covers reports whether a files item includes the file at p (both
+// normalised): equal, a directory prefix of p, a path.Match glob matching p
+// or one of its parent directories, or a "**" pattern whose part before
+// "**" is a prefix of p.
+func covers(item, p string) bool {
+	if item == "" || p == "" {
+		return false
+	}
+	if item == p || strings.HasPrefix(p, item+"/") {
+		return true
+	}
+	if i := strings.Index(item, "**"); i >= 0 {
+		prefix, rest := item[:i], strings.TrimPrefix(item[i+2:], "/")
+		if !strings.HasPrefix(p, prefix) {
+			return false
+		}
+		if rest == "" {
+			return true
+		}
+		segs := strings.Split(strings.TrimPrefix(p, prefix), "/")
+		for j := range segs {
+			if ok, err := path.Match(rest, strings.Join(segs[j:], "/")); err == nil && ok {
+				return true
+			}
+		}
+		return false
+	}
+	if strings.ContainsAny(item, "*?[") {
+		for q := p; q != "." && q != "/" && q != ""; q = path.Dir(q) {
+			if ok, err := path.Match(item, q); err == nil && ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// check531: a declared files array includes lib (or the directory of the
+// main entry) and covers the patch path. DSHIO/T 10 5.3.1, T 20 5.4.
+// SPEC.md "5.3.1 files array completeness".
+func check531(s *state) ClauseResult {
+	fv, ok := s.pkg["files"]
+	if !ok {
+		return ClauseResult{Status: Conforming, Observed: "files not declared",
+			Message: "without a files array every file is published"}
+	}
+	arr, ok := fv.([]any)
+	if !ok {
+		return ClauseResult{Status: NonConforming, Observed: "files is " + jsonKind(fv),
+			Message: "files shall be an array of path strings"}
+	}
+	var items, negated, probs []string
+	for i, x := range arr {
+		str, ok := x.(string)
+		if !ok {
+			probs = append(probs, fmt.Sprintf("files[%d] is %s, expected a string", i, jsonKind(x)))
+			continue
+		}
+		if strings.HasPrefix(str, "!") {
+			negated = append(negated, normFilesPath(str[1:]))
+			continue
+		}
+		items = append(items, normFilesPath(str))
+	}
+	obs := fmt.Sprintf("files has %d items", len(arr))
+
+	// Part 1: lib, or the directory containing the main entry.
+	main, _ := s.pkg["main"].(string)
+	main = normFilesPath(main)
+	libOK := false
+	for _, it := range items {
+		if strings.HasPrefix(it, "lib") || (main != "" && covers(it, main)) {
+			libOK = true
+			break
+		}
+	}
+	if !libOK {
+		want := "no item starts with lib"
+		if main != "" {
+			want += " or covers the main entry " + quote(main)
+		}
+		probs = append(probs, want)
+	}
+
+	// Part 2: the patch file, which needs clause 5.1.1's path.
+	var warns []string
+	if s.patchPath == "" {
+		if len(probs) > 0 {
+			return ClauseResult{Status: NonConforming, Observed: obs,
+				Message: joinBounded(probs) + " (the patch coverage was not evaluated: clause 5.1.1 is non-conforming)"}
+		}
+		return notEvaluated("files includes lib, but the patch coverage needs the patch path: clause 5.1.1 is non-conforming")
+	}
+	patchOK := false
+	for _, it := range items {
+		if covers(it, s.patchPath) {
+			patchOK = true
+			break
+		}
+	}
+	if !patchOK {
+		probs = append(probs, "no item covers the patch file "+quote(s.patchPath))
+	}
+	for _, n := range negated {
+		if covers(n, s.patchPath) {
+			warns = append(warns, fmt.Sprintf("the negated item %s may exclude the patch file %s; negations are not evaluated", quote("!"+n), quote(s.patchPath)))
+		}
+	}
+	if len(probs) > 0 {
+		return ClauseResult{Status: NonConforming, Observed: obs, Message: joinBounded(probs), Warnings: warns}
+	}
+	return ClauseResult{Status: Conforming, Observed: obs + "; includes lib and the patch file", Warnings: warns}
+}
+
+// depFields are the fields clause 5.3.2 reads; devDependencies is excluded.
+var depFields = []string{"dependencies", "optionalDependencies", "peerDependencies"}
+
+// localSpec reports whether a dependency value is a local path under the
+// clause's criterion (starts with file: or /, after leading whitespace;
+// file: compared case-insensitively).
+func localSpec(v string) bool {
+	t := strings.TrimLeft(v, " \t\r\n")
+	return strings.HasPrefix(strings.ToLower(t), "file:") || strings.HasPrefix(t, "/")
+}
+
+// otherLocalSpec reports npm's other local-path forms, which the clause
+// does not list: ./ ../ ~/ link: and Windows paths.
+func otherLocalSpec(v string) bool {
+	t := strings.ToLower(strings.TrimLeft(v, " \t\r\n"))
+	if len(t) >= 3 && t[1] == ':' && (t[2] == '\\' || t[2] == '/') && t[0] >= 'a' && t[0] <= 'z' {
+		return true
+	}
+	for _, p := range []string{"./", "../", "~/", "link:", ".\\", "..\\", "\\"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// check532: no local-path values in dependencies, optionalDependencies,
+// peerDependencies, or anywhere under dsh. DSHIO/T 10 5.3.2, T 20 5.4.
+// SPEC.md "5.3.2 No local-path dependencies".
+func check532(s *state) ClauseResult {
+	var probs, warns []string
+	count := 0
+	for _, f := range depFields {
+		v, ok := s.pkg[f]
+		if !ok {
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			probs = append(probs, fmt.Sprintf("%s is %s, expected an object of name → version", f, jsonKind(v)))
+			continue
+		}
+		for _, k := range sortedKeys(m) {
+			count++
+			where := fmt.Sprintf("%s[%s]", f, quote(k))
+			str, ok := m[k].(string)
+			switch {
+			case !ok:
+				probs = append(probs, fmt.Sprintf("%s is %s, expected a version string", where, jsonKind(m[k])))
+			case localSpec(str):
+				probs = append(probs, fmt.Sprintf("%s = %s is a local path", where, quote(str)))
+			case otherLocalSpec(str):
+				warns = append(warns, fmt.Sprintf("%s = %s is a local path form npm also resolves locally; the clause lists only file: and /", where, quote(str)))
+			}
+		}
+	}
+	if d, ok := s.pkg["dsh"]; ok {
+		n := 0
+		var walk func(where string, v any)
+		walk = func(where string, v any) {
+			if n++; n > maxWalk {
+				return
+			}
+			switch t := v.(type) {
+			case string:
+				count++
+				if localSpec(t) {
+					probs = append(probs, fmt.Sprintf("%s = %s is a local path", where, quote(t)))
+				}
+			case []any:
+				for i, x := range t {
+					walk(fmt.Sprintf("%s[%d]", where, i), x)
+				}
+			case map[string]any:
+				for _, k := range sortedKeys(t) {
+					walk(where+"."+k, t[k])
+				}
+			}
+		}
+		walk("dsh", d)
+	}
+	obs := fmt.Sprintf("%d values checked", count)
+	if len(probs) > 0 {
+		return ClauseResult{Status: NonConforming, Observed: obs,
+			Message: joinBounded(probs) + "; local-path values make installation fail for consumers", Warnings: warns}
+	}
+	return ClauseResult{Status: Conforming, Observed: obs, Warnings: warns}
+}
+
+// SizeLimitBytes is clause 5.3.3's 50 MB, in SI megabytes as npm reports
+// sizes. SPEC.md "5.3.3 Package size".
+const SizeLimitBytes = 50 * 1000 * 1000
+
+// check533 (recommended): installed size below 50 MB. Known only after T1.
+// DSHIO/T 10 5.3.3. SPEC.md "5.3.3 Package size".
+func check533(s *state) ClauseResult {
+	n := s.in.InstalledSize
+	switch {
+	case n < 0:
+		return notEvaluated("the installed size is known only after T1")
+	case n == 0:
+		return notEvaluated("no installed size was recorded (0 bytes is not a plausible installed size)")
+	case n < SizeLimitBytes:
+		return ClauseResult{Status: Conforming, Observed: fmt.Sprintf("%d bytes (%.1f MB)", n, float64(n)/1e6)}
+	}
+	return ClauseResult{Status: NonConforming, Observed: fmt.Sprintf("%d bytes (%.1f MB)", n, float64(n)/1e6),
+		Message: "the installed size is not below 50 MB (50,000,000 bytes); excessive size slows installation markedly (official plugins are typically 1–20 MB)"}
+}

@@ -1,0 +1,337 @@
+package static
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// check511: $.dsh.bundle.patch exists and is a non-empty string naming a
+// file inside the package. DSHIO/T 10 5.1.1, T 20 5.4.
+// SPEC.md "5.1.1 Plugin declaration".
+func check511(s *state) ClauseResult {
+	raw, err := rawPatchPath(s.pkg)
+	if err != nil {
+		return ClauseResult{Status: NonConforming, Observed: "no usable dsh.bundle.patch",
+			Message: err.Error()}
+	}
+	p, err := cleanPatchPath(raw)
+	if err != nil {
+		return ClauseResult{Status: NonConforming, Observed: "dsh.bundle.patch = " + quote(raw),
+			Message: err.Error() + "; the value shall be the path of the patch file relative to the package root"}
+	}
+	s.patchPath = p
+	return ClauseResult{Status: Conforming, Observed: "dsh.bundle.patch = " + quote(raw)}
+}
+
+// check512: the patch file was fetched and is non-empty. DSHIO/T 10 5.1.2,
+// T 20 5.4 ("CDN returns non-empty content"). SPEC.md "5.1.2 Patch file exists".
+func check512(s *state) ClauseResult {
+	if s.patchPath == "" {
+		return notEvaluated("no patch path to fetch: clause 5.1.1 is non-conforming")
+	}
+	switch {
+	case s.in.Patch == nil:
+		msg := "the patch file " + quote(s.patchPath) + " could not be fetched"
+		if s.in.PatchFetchError != "" {
+			msg += ": " + s.in.PatchFetchError
+		}
+		return ClauseResult{Status: NonConforming, Observed: "no content",
+			Message: msg + "; common causes: the path differs from the declaration, or the files array omits the patch file"}
+	case len(s.in.Patch) == 0:
+		return ClauseResult{Status: NonConforming, Observed: "0 bytes",
+			Message: "the patch file " + quote(s.patchPath) + " was fetched but is empty"}
+	}
+	s.patchOK = true
+	return ClauseResult{Status: Conforming, Observed: fmt.Sprintf("%d bytes", len(s.in.Patch))}
+}
+
+// yamlLineRE pulls the line number out of a yaml.v3 error message.
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// reservedIndicatorRE finds a plain scalar starting with a YAML reserved
+// indicator (@ or `): after indentation, any "- " sequence markers and an
+// optional "key:" part.
+var reservedIndicatorRE = regexp.MustCompile("^(\\s*(?:-\\s+)*(?:[^\\s#'\"@`][^#]*?:\\s+)?)([@`])")
+
+// check513: the patch parses as YAML (one document). DSHIO/T 10 5.1.3.
+// Parsed with gopkg.in/yaml.v3 into nodes. SPEC.md "5.1.3 Patch file is
+// valid YAML".
+func check513(s *state) ClauseResult {
+	if !s.patchOK {
+		return notEvaluated("no patch content: clause 5.1.2 is not conforming")
+	}
+	src := s.in.Patch
+	if len(src) > MaxPatchBytes {
+		return ClauseResult{Status: NonConforming, Observed: fmt.Sprintf("%d bytes", len(src)),
+			Message: fmt.Sprintf("the patch file is larger than dshaudit's %d-byte limit and was not parsed", MaxPatchBytes)}
+	}
+	if !utf8.Valid(src) {
+		return ClauseResult{Status: NonConforming, Observed: "invalid UTF-8",
+			Message: "the patch file is not valid UTF-8 text"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var doc yaml.Node
+	err := dec.Decode(&doc)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return yamlFailure(src, err)
+	}
+	if err == nil {
+		var second yaml.Node
+		if err2 := dec.Decode(&second); err2 == nil {
+			return ClauseResult{Status: NonConforming, Observed: "several YAML documents",
+				Message: fmt.Sprintf("the patch file holds more than one YAML document (a second starts at line %d); yaml.safe_load accepts exactly one", second.Line)}
+		} else if !errors.Is(err2, io.EOF) {
+			return yamlFailure(src, err2)
+		}
+	}
+	s.parsed = true
+	if len(doc.Content) > 0 {
+		s.doc = doc.Content[0]
+	}
+	r := ClauseResult{Status: Conforming, Observed: "parsed"}
+	if s.doc == nil {
+		r.Observed = "parsed: empty document (null)"
+	} else {
+		r.Warnings = yamlWarnings(s.doc)
+	}
+	return r
+}
+
+// yamlFailure reports a YAML parse error with its line and, when the cause
+// is an unquoted reserved indicator, its column.
+func yamlFailure(src []byte, err error) ClauseResult {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	r := ClauseResult{Status: NonConforming}
+	if l, col, ch, ok := findReservedIndicator(src, line); ok {
+		r.Observed = fmt.Sprintf("parse error at line %d, column %d: %s", l, col, msg)
+		r.Message = fmt.Sprintf("line %d column %d: a plain value starts with %q, a reserved YAML indicator; quote the value (wrong: name: @scope/pkg; right: name: \"@scope/pkg\")", l, col, ch)
+		return r
+	}
+	if line > 0 {
+		r.Observed = fmt.Sprintf("parse error at line %d: %s", line, msg)
+	} else {
+		r.Observed = "parse error: " + msg
+	}
+	r.Message = "the patch file is not valid YAML (column not reported by the parser): " + msg
+	return r
+}
+
+// findReservedIndicator looks for an unquoted value starting with @ or `
+// on the given 1-based line, or on any line when line is 0. col is 1-based
+// in characters.
+func findReservedIndicator(src []byte, line int) (l, col int, ch string, ok bool) {
+	lines := strings.Split(string(src), "\n")
+	for i, text := range lines {
+		if line > 0 && i+1 != line {
+			continue
+		}
+		m := reservedIndicatorRE.FindStringSubmatchIndex(text)
+		if m == nil {
+			continue
+		}
+		return i + 1, utf8.RuneCountInString(text[:m[4]]) + 1, text[m[4]:m[5]], true
+	}
+	return 0, 0, "", false
+}
+
+// coreTags are the tags a YAML 1.2 core-schema loader resolves; any other
+// explicit tag makes yaml.safe_load raise.
+var coreTags = map[string]bool{
+	"!!str": true, "!!int": true, "!!float": true, "!!bool": true, "!!null": true,
+	"!!seq": true, "!!map": true, "!!timestamp": true, "!!binary": true,
+	"!!merge": true,
+}
+
+// maxYAMLWarnings bounds the warnings one patch produces.
+const maxYAMLWarnings = 10
+
+// yamlWarnings reports what yaml.v3 accepts but another loader may not:
+// duplicate mapping keys and non-core tags. Aliases are not followed, so
+// the walk is linear in the document size.
+func yamlWarnings(root *yaml.Node) []string {
+	var w []string
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if len(w) >= maxYAMLWarnings {
+			return
+		}
+		if n.Tag != "" && !coreTags[n.ShortTag()] && n.Style&yaml.TaggedStyle != 0 {
+			w = append(w, fmt.Sprintf("line %d: tag %s is not a YAML core-schema tag; yaml.safe_load would reject it", n.Line, quote(n.Tag)))
+		}
+		if n.Kind == yaml.MappingNode {
+			seen := map[string]bool{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Kind == yaml.ScalarNode {
+					if seen[k.Value] && len(w) < maxYAMLWarnings {
+						w = append(w, fmt.Sprintf("line %d: duplicate mapping key %s; JavaScript YAML loaders reject duplicate keys", k.Line, quote(k.Value)))
+					}
+					seen[k.Value] = true
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(root)
+	return w
+}
+
+// deref follows one alias to its anchored node.
+func deref(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+// mapGet returns the value node of key in a mapping node.
+func mapGet(m *yaml.Node, key string) (*yaml.Node, bool) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil, false
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key {
+			return m.Content[i+1], true
+		}
+	}
+	return nil, false
+}
+
+// yamlKind names a node's type in JSON terms for messages.
+func yamlKind(n *yaml.Node) string {
+	n = deref(n)
+	if n == nil {
+		return "missing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str":
+			return "a string"
+		case "!!int":
+			return "an integer"
+		case "!!float":
+			return "a number"
+		case "!!bool":
+			return "a boolean"
+		case "!!null":
+			return "null"
+		}
+		return "a scalar tagged " + quote(n.ShortTag())
+	case yaml.AliasNode:
+		return "an unresolved alias"
+	}
+	return "an empty node"
+}
+
+// check514: the top level is a list with at least one mapping item that has
+// insert. DSHIO/T 10 5.1.4. SPEC.md "5.1.4 Patch structure".
+func check514(s *state) ClauseResult {
+	if !s.parsed {
+		return notEvaluated("the patch was not parsed: clause 5.1.3 is not conforming")
+	}
+	top := deref(s.doc)
+	if top == nil {
+		return ClauseResult{Status: NonConforming, Observed: "top level is null (empty document)",
+			Message: "the top level of the patch file shall be a list containing at least one item with an insert field"}
+	}
+	if top.Kind != yaml.SequenceNode {
+		return ClauseResult{Status: NonConforming, Observed: "top level is " + yamlKind(top),
+			Message: "the top level of the patch file shall be a list containing at least one item with an insert field"}
+	}
+	for _, it := range top.Content {
+		if it = deref(it); it.Kind == yaml.MappingNode {
+			if _, ok := mapGet(it, "insert"); ok {
+				s.insertItems = append(s.insertItems, it)
+			}
+		}
+	}
+	obs := fmt.Sprintf("top level is a list of %d items, %d with insert", len(top.Content), len(s.insertItems))
+	if len(s.insertItems) == 0 {
+		return ClauseResult{Status: NonConforming, Observed: obs,
+			Message: "no item of the top-level list is a mapping with an insert field, so the plugin registers no entry"}
+	}
+	return ClauseResult{Status: Conforming, Observed: obs}
+}
+
+// entryRef is one entry of one insert list.
+type entryRef struct {
+	item, index int
+	node        *yaml.Node
+}
+
+func (e entryRef) String() string {
+	return fmt.Sprintf("insert item %d entry %d (line %d)", e.item, e.index, e.node.Line)
+}
+
+// insertEntries lists every entry of every insert list, and the problems
+// with insert values that are not lists.
+func insertEntries(items []*yaml.Node) (entries []entryRef, problems []string) {
+	for i, it := range items {
+		v, _ := mapGet(it, "insert")
+		v = deref(v)
+		if v.Kind != yaml.SequenceNode {
+			problems = append(problems, fmt.Sprintf("insert item %d (line %d): insert is %s, expected a list", i, v.Line, yamlKind(v)))
+			continue
+		}
+		for j, e := range v.Content {
+			entries = append(entries, entryRef{item: i, index: j, node: deref(e)})
+		}
+	}
+	return entries, problems
+}
+
+// check515: every entry in every insert list has non-empty string id and
+// name. DSHIO/T 10 5.1.5. SPEC.md "5.1.5 Entry completeness".
+func check515(s *state) ClauseResult {
+	if len(s.insertItems) == 0 {
+		return notEvaluated("no insert list to check: clause 5.1.4 is not conforming")
+	}
+	entries, problems := insertEntries(s.insertItems)
+	for _, e := range entries {
+		if e.node.Kind != yaml.MappingNode {
+			problems = append(problems, fmt.Sprintf("%s is %s, expected a mapping with id and name", e, yamlKind(e.node)))
+			continue
+		}
+		for _, f := range []string{"id", "name"} {
+			v, ok := mapGet(e.node, f)
+			v = deref(v)
+			switch {
+			case !ok:
+				problems = append(problems, fmt.Sprintf("%s: %s is missing", e, f))
+			case v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str":
+				problems = append(problems, fmt.Sprintf("%s: %s is %s, expected a non-empty string", e, f, yamlKind(v)))
+			case v.Value == "":
+				problems = append(problems, fmt.Sprintf("%s: %s is an empty string", e, f))
+			}
+		}
+	}
+	obs := fmt.Sprintf("%d entries in %d insert lists", len(entries), len(s.insertItems))
+	if len(problems) > 0 {
+		return ClauseResult{Status: NonConforming, Observed: obs, Message: joinBounded(problems)}
+	}
+	r := ClauseResult{Status: Conforming, Observed: obs}
+	if len(entries) == 0 {
+		r.Warnings = []string{"every insert list is empty: the plugin registers no entry"}
+	}
+	return r
+}

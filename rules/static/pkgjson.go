@@ -1,0 +1,181 @@
+package static
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Size bounds for hostile input. SPEC.md "T0 static check", "Input bounds".
+const (
+	// MaxPackageJSONBytes bounds the package.json T0 parses; larger
+	// metadata is unresolvable.
+	MaxPackageJSONBytes = 16 << 20
+	// MaxPatchBytes bounds the patch file T0 parses (clause 5.1.3).
+	MaxPatchBytes = 1 << 20
+	// MaxREADMEBytes bounds the part of the README scanned for a registered
+	// red-line exception (clause 5.5.3); the rest is ignored.
+	MaxREADMEBytes = 1 << 20
+)
+
+// Sentinel errors of PatchPath and of package.json parsing.
+var (
+	// ErrUnresolvable wraps every reason the metadata cannot be judged.
+	ErrUnresolvable = errors.New("package metadata unresolvable")
+	// ErrNoPatchDeclared: dsh.bundle.patch is absent or not a non-empty string.
+	ErrNoPatchDeclared = errors.New("package.json declares no dsh.bundle.patch")
+	// ErrPatchPathInvalid: dsh.bundle.patch is not a relative path inside
+	// the package.
+	ErrPatchPathInvalid = errors.New("dsh.bundle.patch is not a relative path inside the package")
+)
+
+// parsePackageJSON decodes package.json into a JSON object, keeping numbers
+// as json.Number. Any error wraps ErrUnresolvable.
+func parsePackageJSON(b []byte) (map[string]any, error) {
+	if b == nil {
+		return nil, fmt.Errorf("%w: package.json could not be fetched", ErrUnresolvable)
+	}
+	if len(b) > MaxPackageJSONBytes {
+		return nil, fmt.Errorf("%w: package.json is %d bytes, more than the %d-byte limit", ErrUnresolvable, len(b), MaxPackageJSONBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%w: package.json is not valid JSON: %w", ErrUnresolvable, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: package.json has data after the top-level value", ErrUnresolvable)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: package.json top level is %s, expected an object", ErrUnresolvable, jsonKind(v))
+	}
+	return m, nil
+}
+
+// PatchPath returns the patch path declared in package.json
+// (dsh.bundle.patch, DSHIO/T 10 5.1.1) with a leading "./" removed and the
+// path cleaned, for fetching the patch file. It refuses absolute paths and
+// paths leaving the package root.
+func PatchPath(packageJSON []byte) (string, error) {
+	pkg, err := parsePackageJSON(packageJSON)
+	if err != nil {
+		return "", err
+	}
+	raw, err := rawPatchPath(pkg)
+	if err != nil {
+		return "", err
+	}
+	return cleanPatchPath(raw)
+}
+
+// rawPatchPath reads $.dsh.bundle.patch as a non-empty string.
+func rawPatchPath(pkg map[string]any) (string, error) {
+	v, where := lookup(pkg, "dsh", "bundle", "patch")
+	if where != "" {
+		return "", fmt.Errorf("%w: %s", ErrNoPatchDeclared, where)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%w: dsh.bundle.patch is %s, expected a non-empty string", ErrNoPatchDeclared, jsonKind(v))
+	}
+	if s == "" {
+		return "", fmt.Errorf("%w: dsh.bundle.patch is an empty string", ErrNoPatchDeclared)
+	}
+	return s, nil
+}
+
+// cleanPatchPath turns a declared patch path into a clean package-relative
+// path or refuses it.
+func cleanPatchPath(raw string) (string, error) {
+	switch {
+	case !utf8.ValidString(raw):
+		return "", fmt.Errorf("%w: %s is not valid UTF-8", ErrPatchPathInvalid, quote(raw))
+	case strings.ContainsAny(raw, "\x00\\"):
+		return "", fmt.Errorf("%w: %s contains a NUL or backslash", ErrPatchPathInvalid, quote(raw))
+	case strings.HasPrefix(raw, "/"):
+		return "", fmt.Errorf("%w: %s is absolute", ErrPatchPathInvalid, quote(raw))
+	}
+	p := path.Clean(raw)
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
+		return "", fmt.Errorf("%w: %s does not name a file inside the package root", ErrPatchPathInvalid, quote(raw))
+	}
+	return p, nil
+}
+
+// lookup walks nested objects. where is "" on success, else a sentence
+// naming the first missing or mistyped step.
+func lookup(m map[string]any, keys ...string) (v any, where string) {
+	var cur any = m
+	for i, k := range keys {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return nil, fmt.Sprintf("%s is %s, expected an object", strings.Join(keys[:i], "."), jsonKind(cur))
+		}
+		next, ok := obj[k]
+		if !ok {
+			return nil, fmt.Sprintf("%s is absent", strings.Join(keys[:i+1], "."))
+		}
+		cur = next
+	}
+	return cur, ""
+}
+
+// jsonKind names a decoded JSON value's type with its article.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// sortedKeys returns an object's keys in byte order, so every listing is
+// deterministic.
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// maxQuoted bounds how much of one untrusted value a message repeats.
+const maxQuoted = 120
+
+// quote renders untrusted text with %q, truncated to maxQuoted runes.
+func quote(s string) string {
+	if utf8.RuneCountInString(s) <= maxQuoted {
+		return fmt.Sprintf("%q", s)
+	}
+	r := []rune(s)
+	return fmt.Sprintf("%q…(%d more characters)", string(r[:maxQuoted]), len(r)-maxQuoted)
+}
+
+// maxListed bounds how many offenders a message names one by one.
+const maxListed = 20
+
+// joinBounded joins findings with "; ", naming at most maxListed of them.
+func joinBounded(items []string) string {
+	if len(items) <= maxListed {
+		return strings.Join(items, "; ")
+	}
+	return strings.Join(items[:maxListed], "; ") + fmt.Sprintf("; and %d more", len(items)-maxListed)
+}

@@ -1,0 +1,182 @@
+package static
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Registered red-line exception in the README (DSHIO/T 10 5.5.3). The
+// standard requires the README to state why network is needed, why write
+// or shell is needed, and the direction of data flow, but not how. dshaudit
+// requires a Markdown section with labelled items; a word appearing
+// somewhere in the text never counts. SPEC.md "README exception".
+//
+//   - A section opens at an ATX heading (# … ######) whose text starts with
+//     "Permissions" (case-insensitive) and runs to the next heading of the
+//     same or a higher level.
+//   - Inside it, items are lines starting (after an optional list marker
+//     "-", "*", "+" or "1." / "1)", and with ** or __ emphasis removed)
+//     with a label and a colon: "Why network:", "Why shell:", "Why
+//     fs-write:" (or "Why write:"), "Data flow:". An item's text is the
+//     rest of its line plus the following lines up to a blank line, a
+//     heading or the next list item.
+//   - Required: "Why network:", one "Why <partner>:" for each red-line
+//     partner declared (shell, fs-write), and "Data flow:". Each text is at
+//     least MinExceptionText characters after collapsing whitespace, and the
+//     data-flow text states a direction: an arrow (->, →, =>) or "from …
+//     to …".
+//   - Fenced code blocks and HTML comments are ignored.
+//
+// Only the first MaxREADMEBytes of the README are read.
+
+// MinExceptionText is the shortest explanation an exception item may give.
+const MinExceptionText = 20
+
+var (
+	headingRE   = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$`)
+	fenceRE     = regexp.MustCompile("^ {0,3}(```|~~~)")
+	listStartRE = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,9}[.)])\s+`)
+	itemRE      = regexp.MustCompile(`(?i)^\s*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(why network|why shell|why fs-write|why write|data flow)\s*:\s*(.*)$`)
+	fromToRE    = regexp.MustCompile(`(?i)\bfrom\b.+\bto\b`)
+	commentRE   = regexp.MustCompile(`(?s)<!--.*?-->`)
+)
+
+// exceptionLabel maps an item label to what it explains.
+var exceptionLabel = map[string]string{
+	"why network":  PermNetwork,
+	"why shell":    PermShell,
+	"why fs-write": PermFSWrite,
+	"why write":    PermFSWrite,
+	"data flow":    "data flow",
+}
+
+// readmeException reports whether the README registers an exception for
+// the red-line partners given, and otherwise what is missing.
+func readmeException(readme []byte, partners []string) (ok bool, missing []string) {
+	need := append([]string{PermNetwork}, partners...)
+	need = append(need, "data flow")
+	if readme == nil {
+		return false, []string{"there is no README"}
+	}
+	if len(readme) > MaxREADMEBytes {
+		readme = readme[:MaxREADMEBytes]
+	}
+	sections := permissionSections(string(readme))
+	if len(sections) == 0 {
+		return false, []string{"the README has no \"Permissions\" heading"}
+	}
+	var best []string
+	for _, sec := range sections {
+		items := exceptionItems(sec)
+		var miss []string
+		for _, n := range need {
+			text, found := items[n]
+			switch {
+			case !found:
+				miss = append(miss, fmt.Sprintf("no %q item", labelFor(n)))
+			case len(text) < MinExceptionText:
+				miss = append(miss, fmt.Sprintf("the %q item is shorter than %d characters", labelFor(n), MinExceptionText))
+			case n == "data flow" && !statesDirection(text):
+				miss = append(miss, fmt.Sprintf("the %q item states no direction (an arrow ->, → or =>, or \"from … to …\")", labelFor(n)))
+			}
+		}
+		if len(miss) == 0 {
+			return true, nil
+		}
+		if best == nil || len(miss) < len(best) {
+			best = miss
+		}
+	}
+	return false, best
+}
+
+// labelFor is the label an author writes for a required item.
+func labelFor(n string) string {
+	if n == "data flow" {
+		return "Data flow:"
+	}
+	return "Why " + n + ":"
+}
+
+// statesDirection reports whether a data-flow text names a direction.
+func statesDirection(t string) bool {
+	return strings.Contains(t, "->") || strings.Contains(t, "→") || strings.Contains(t, "=>") || fromToRE.MatchString(t)
+}
+
+// permissionSections returns the lines of each "Permissions" section, with
+// fenced code blocks and HTML comments removed.
+func permissionSections(md string) [][]string {
+	md = commentRE.ReplaceAllString(strings.ReplaceAll(md, "\r\n", "\n"), "")
+	var secs [][]string
+	var cur []string
+	level, in, fence := 0, false, ""
+	for _, line := range strings.Split(md, "\n") {
+		if m := fenceRE.FindStringSubmatch(line); m != nil {
+			switch {
+			case fence == "":
+				fence = m[1]
+			case fence == m[1]:
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
+		}
+		if m := headingRE.FindStringSubmatch(line); m != nil {
+			l := len(m[1])
+			if in && l <= level {
+				secs = append(secs, cur)
+				in, cur = false, nil
+			}
+			if !in && strings.HasPrefix(strings.ToLower(strings.TrimSpace(m[2])), "permissions") {
+				in, level, cur = true, l, nil
+				continue
+			}
+		}
+		if in {
+			cur = append(cur, line)
+		}
+	}
+	if in {
+		secs = append(secs, cur)
+	}
+	return secs
+}
+
+// exceptionItems extracts the labelled items of one section: what each
+// explains → its text, whitespace collapsed. A later item with the same
+// meaning replaces an earlier one only when the earlier is empty.
+func exceptionItems(lines []string) map[string]string {
+	items := map[string]string{}
+	key := ""
+	var text []string
+	flush := func() {
+		if key != "" {
+			t := strings.Join(strings.Fields(strings.Join(text, " ")), " ")
+			if items[key] == "" {
+				items[key] = t
+			}
+		}
+		key, text = "", nil
+	}
+	for _, raw := range lines {
+		line := strings.NewReplacer("**", "", "__", "").Replace(raw)
+		if m := itemRE.FindStringSubmatch(line); m != nil {
+			flush()
+			key = exceptionLabel[strings.ToLower(m[1])]
+			text = []string{m[2]}
+			continue
+		}
+		if strings.TrimSpace(line) == "" || headingRE.MatchString(line) || listStartRE.MatchString(line) {
+			flush()
+			continue
+		}
+		if key != "" {
+			text = append(text, line)
+		}
+	}
+	flush()
+	return items
+}

@@ -1,0 +1,152 @@
+package static
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// entrySchema is the part of the entry JSON Schema dshaudit's minimal
+// 5.1.6 check uses: the declared JSON types of the entry's top-level
+// properties, and whether other properties are allowed.
+type entrySchema struct {
+	types           map[string][]string // property → allowed JSON types; empty = any
+	noExtra         bool                // additionalProperties: false
+	propertiesCount int
+}
+
+// parseEntrySchema reads the top-level "properties" (and
+// "additionalProperties": false) of a JSON Schema object. It returns an
+// error when the schema has no usable top-level properties.
+func parseEntrySchema(b []byte) (*entrySchema, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("the entry schema is not valid JSON: %w", err)
+	}
+	root, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the entry schema is %s, expected a JSON Schema object", jsonKind(v))
+	}
+	props, ok := root["properties"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the entry schema has no top-level \"properties\" object; dshaudit's minimal check reads only that")
+	}
+	es := &entrySchema{types: map[string][]string{}, propertiesCount: len(props)}
+	if ap, ok := root["additionalProperties"].(bool); ok && !ap {
+		es.noExtra = true
+	}
+	for name, p := range props {
+		pm, ok := p.(map[string]any)
+		if !ok {
+			es.types[name] = nil
+			continue
+		}
+		switch t := pm["type"].(type) {
+		case string:
+			es.types[name] = []string{t}
+		case []any:
+			for _, x := range t {
+				if s, ok := x.(string); ok {
+					es.types[name] = append(es.types[name], s)
+				}
+			}
+		default:
+			es.types[name] = nil
+		}
+	}
+	return es, nil
+}
+
+// nodeJSONType maps a YAML node to the JSON Schema type it becomes.
+func nodeJSONType(n *yaml.Node) string {
+	n = deref(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "object"
+	case yaml.SequenceNode:
+		return "array"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!int":
+			return "integer"
+		case "!!float":
+			return "number"
+		case "!!bool":
+			return "boolean"
+		case "!!null":
+			return "null"
+		}
+		return "string"
+	}
+	return "unknown"
+}
+
+// typeAllowed reports whether JSON type got satisfies one of want.
+func typeAllowed(got string, want []string) bool {
+	if len(want) == 0 {
+		return true
+	}
+	for _, w := range want {
+		if w == got || (w == "number" && got == "integer") {
+			return true
+		}
+	}
+	return false
+}
+
+// check516: optional entry fields conform to the official entry schema
+// (from dsh --dump-config-schema). Without a schema the clause is "not
+// checkable". With one, only top-level field presence and JSON types are
+// checked. DSHIO/T 10 5.1.6. SPEC.md "5.1.6 Optional entry fields".
+func check516(s *state) ClauseResult {
+	if len(s.insertItems) == 0 {
+		return notEvaluated("no insert list to check: clause 5.1.4 is not conforming")
+	}
+	if s.in.EntrySchema == nil {
+		return ClauseResult{Status: NotCheckable, Observed: "no entry schema",
+			Message: "no entry schema from dsh --dump-config-schema was available, so the optional entry fields cannot be checked against the official schema"}
+	}
+	es, err := parseEntrySchema(s.in.EntrySchema)
+	if err != nil {
+		return ClauseResult{Status: NotCheckable, Observed: "unusable entry schema", Message: err.Error()}
+	}
+	entries, _ := insertEntries(s.insertItems)
+	var problems []string
+	checked := 0
+	for _, e := range entries {
+		if e.node.Kind != yaml.MappingNode {
+			continue // reported by 5.1.5
+		}
+		for i := 0; i+1 < len(e.node.Content); i += 2 {
+			k, v := e.node.Content[i], e.node.Content[i+1]
+			if k.Kind != yaml.ScalarNode || k.Value == "id" || k.Value == "name" {
+				continue // id and name are clause 5.1.5's
+			}
+			want, known := es.types[k.Value]
+			if !known {
+				if es.noExtra {
+					problems = append(problems, fmt.Sprintf("%s: field %s is not in the entry schema, which allows no other fields", e, quote(k.Value)))
+				}
+				continue
+			}
+			checked++
+			if got := nodeJSONType(v); !typeAllowed(got, want) {
+				sorted := append([]string(nil), want...)
+				sort.Strings(sorted)
+				problems = append(problems, fmt.Sprintf("%s: field %s is %s, the schema allows %s", e, quote(k.Value), got, strings.Join(sorted, " or ")))
+			}
+		}
+	}
+	obs := fmt.Sprintf("%d optional fields checked against %d schema properties", checked, es.propertiesCount)
+	if len(problems) > 0 {
+		return ClauseResult{Status: NonConforming, Observed: obs, Message: joinBounded(problems)}
+	}
+	return ClauseResult{Status: Conforming, Observed: obs,
+		Warnings: []string{"minimal schema check: top-level field JSON types and additionalProperties only; nested schemas, $ref, enum, formats and combinators are not checked"}}
+}

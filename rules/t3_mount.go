@@ -1,0 +1,147 @@
+package rules
+
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
+
+// DumpEntry is one item of the root list of a --dump-config output.
+type DumpEntry struct {
+	ID   string
+	Name string
+	// Disabled is true when the item carries a literal `disabled: true`.
+	Disabled bool
+	// DisabledExpr holds the source of a `disabled:` value that is not a
+	// literal boolean (e.g. a `!!js` expression), which is not evaluated.
+	DisabledExpr string
+	// Line is the item's 1-based line in the dump.
+	Line int
+}
+
+// ParseDump decodes a `dsh --profile web --dump-config` output as YAML
+// nodes (comments and custom tags such as `!!js` are kept as node data,
+// never evaluated) and returns the entries of its root list: every item
+// that is a mapping with exactly one scalar `id`. Items nested inside
+// another item's config are not entries of the composed tree and are never
+// returned. The dump must be exactly one YAML document whose root is a
+// list. SPEC.md "T3 mount".
+func ParseDump(stdout []byte) ([]DumpEntry, error) {
+	root, err := parseSingleDocument(stdout)
+	if err != nil {
+		return nil, err
+	}
+	if root.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("dump root is a %s, want a list", kindName(root))
+	}
+	var out []DumpEntry
+	for _, item := range root.Content {
+		line := item.Line
+		item = resolve(item)
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		idNode, n := mappingValue(item, "id")
+		if n != 1 {
+			continue
+		}
+		id, ok := scalarString(idNode)
+		if !ok {
+			continue
+		}
+		e := DumpEntry{ID: id, Line: line}
+		if nameNode, n := mappingValue(item, "name"); n == 1 {
+			e.Name, _ = scalarString(nameNode)
+		}
+		if d, n := mappingValue(item, "disabled"); n > 0 {
+			if d.Kind == yaml.ScalarNode && d.ShortTag() == "!!bool" {
+				var b bool
+				if d.Decode(&b) == nil {
+					e.Disabled = b
+				}
+			} else {
+				e.DisabledExpr = d.Tag + " " + d.Value
+			}
+			if n > 1 {
+				e.Disabled = true // ambiguous: refuse to count it as in effect
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// DeriveT3 derives the T3 mount result (DSHIO/T 20 chapter 8). The command
+// failing or timing out is config_failed, as is an exit-0 output that is
+// not a config tree (not one YAML document with a list root). Otherwise
+// every insert entry of the patch must appear as a root-list item with its
+// id, its declared name and not literally disabled; any entry missing, or
+// a patch with no insert entry, is installs_but_not_registered.
+// SPEC.md "T3 mount".
+func DeriveT3(entries []Entry, o Observation) StageResult {
+	if o.TimedOut {
+		return timeoutResult(T3, ConfigFailed, o)
+	}
+	if o.ExitCode != 0 {
+		return failed(T3, ConfigFailed, commandFailedError(o),
+			[]string{fmt.Sprintf("--dump-config exited with code %d", o.ExitCode)})
+	}
+	dump, err := ParseDump(o.Stdout)
+	if err != nil {
+		reasons := []string{fmt.Sprintf("--dump-config exited 0 but its stdout is not a config tree: %v", err)}
+		// The dump is data, so only stderr may hold a line locating the cause.
+		return failed(T3, ConfigFailed, disagreementError(Observation{Stderr: o.Stderr}, reasons), reasons)
+	}
+	byID := map[string][]DumpEntry{}
+	for _, d := range dump {
+		byID[d.ID] = append(byID[d.ID], d)
+	}
+	var bad, good []string
+	if len(entries) == 0 {
+		bad = append(bad, "the patch declares no insert entry, so nothing of the plugin can reach the config tree")
+	}
+	for i, e := range entries {
+		ok, why := entryMounted(e, byID[e.ID])
+		if ok {
+			good = append(good, why)
+		} else {
+			bad = append(bad, fmt.Sprintf("insert entry #%d: %s", i+1, why))
+		}
+	}
+	if len(bad) > 0 {
+		// No output line locates this cause: the dump is a well-formed tree.
+		return failed(T3, InstallsButNotRegistered, boundLine(SyntheticPrefix+bad[0]), bad)
+	}
+	return passed(T3, good)
+}
+
+// entryMounted decides one insert entry against the dump items with its id.
+func entryMounted(e Entry, items []DumpEntry) (bool, string) {
+	if e.ID == "" || e.Name == "" {
+		return false, fmt.Sprintf("entry declares id %q and name %q; both must be non-empty to be found", e.ID, e.Name)
+	}
+	if len(items) == 0 {
+		return false, fmt.Sprintf("no root entry with id %q in the dump", e.ID)
+	}
+	var names []string
+	disabled := false
+	for _, d := range items {
+		if d.Name != e.Name {
+			names = append(names, d.Name)
+			continue
+		}
+		if d.Disabled {
+			disabled = true
+			continue
+		}
+		why := fmt.Sprintf("entry id %q with name %q is in the dump at line %d", e.ID, e.Name, d.Line)
+		if d.DisabledExpr != "" {
+			why += fmt.Sprintf(" (its disabled value %q is an expression, not evaluated)", d.DisabledExpr)
+		}
+		return true, why
+	}
+	if disabled {
+		return false, fmt.Sprintf("entry id %q with name %q is in the dump but disabled: true", e.ID, e.Name)
+	}
+	return false, fmt.Sprintf("entry id %q is in the dump with name %q, want %q", e.ID, names[0], e.Name)
+}

@@ -1,0 +1,86 @@
+package rules
+
+import (
+	"testing"
+)
+
+var helloEntries = []Entry{{ID: "hello-dsh", Name: "hello-dsh-plugin"}}
+
+const dumpHead = "# == @deepseek-ai/dsh-base\n- id: timer\n  name: '@deepseek-ai/cordis-plugin-timer'\n- id: sandbox-policy\n  name: '@deepseek-ai/dsh-sandbox-policy'\n  config:\n    mode: !!js process.env.DSH_PERMISSION_MODE ?? 'workspace-write'\n"
+
+func TestDeriveT3(t *testing.T) {
+	tests := []struct {
+		name    string
+		entries []Entry
+		o       Observation
+		status  StageStatus
+		verdict Verdict
+		fe      string
+		reason  string
+	}{
+		{name: "pass", entries: helloEntries,
+			o: obs(T3, 0, dumpHead+"# == hello-dsh-plugin\n- id: hello-dsh\n  name: hello-dsh-plugin\n", ""), status: StagePassed},
+		{name: "pass with quoted name and !!js config", entries: helloEntries,
+			o: obs(T3, 0, dumpHead+"- id: 'hello-dsh'\n  name: \"hello-dsh-plugin\"\n  config:\n    x: !!js >-\n      1 +\n      2\n", ""), status: StagePassed},
+		{name: "pass with !!js disabled expression", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: !!js process.platform === 'win32'\n", ""), status: StagePassed,
+			reason: "not evaluated"},
+		{name: "pass via anchor and alias", entries: helloEntries,
+			o: obs(T3, 0, "- &e\n  id: hello-dsh\n  name: hello-dsh-plugin\n- *e\n", ""), status: StagePassed},
+		{name: "name mismatch", entries: helloEntries,
+			o: obs(T3, 0, dumpHead+"- id: hello-dsh\n  name: other-plugin\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			fe: SyntheticPrefix + "insert entry #1: entry id \"hello-dsh\" is in the dump with name \"other-plugin\", want \"hello-dsh-plugin\""},
+		{name: "id only inside a config value", entries: helloEntries,
+			o: obs(T3, 0, dumpHead+"- id: group\n  name: '@deepseek-ai/cordis-plugin-group'\n  config:\n    children:\n      - id: hello-dsh\n        name: hello-dsh-plugin\n    note: 'id: hello-dsh'\n", ""),
+			status: StageFailed, verdict: InstallsButNotRegistered, reason: "no root entry with id \"hello-dsh\""},
+		{name: "id only inside a group's config list", entries: helloEntries,
+			o: obs(T3, 0, "- id: group\n  name: group\n  config:\n    - id: hello-dsh\n      name: hello-dsh-plugin\n", ""),
+			status: StageFailed, verdict: InstallsButNotRegistered, reason: "no root entry"},
+		{name: "id only in a comment and a string", entries: helloEntries,
+			o: obs(T3, 0, "# - id: hello-dsh\n#   name: hello-dsh-plugin\n- id: x\n  name: y\n  config:\n    text: |\n      - id: hello-dsh\n        name: hello-dsh-plugin\n", ""),
+			status: StageFailed, verdict: InstallsButNotRegistered, reason: "no root entry"},
+		{name: "entry disabled by a later layer", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: true\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			reason: "disabled: true"},
+		{name: "duplicate id key in an item", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  id: other\n  name: hello-dsh-plugin\n", ""), status: StageFailed, verdict: InstallsButNotRegistered},
+		{name: "one of two entries missing", entries: append([]Entry{{ID: "timer", Name: "@deepseek-ai/cordis-plugin-timer"}}, helloEntries...),
+			o: obs(T3, 0, dumpHead, ""), status: StageFailed, verdict: InstallsButNotRegistered, reason: "insert entry #2"},
+		{name: "no insert entries", entries: nil, o: obs(T3, 0, dumpHead, ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			fe: SyntheticPrefix + "the patch declares no insert entry*"},
+		{name: "entry without id", entries: []Entry{{Name: "hello-dsh-plugin"}}, o: obs(T3, 0, dumpHead, ""), status: StageFailed,
+			verdict: InstallsButNotRegistered, reason: "both must be non-empty"},
+		{name: "command fails", entries: helloEntries,
+			o: obs(T3, 1, "", "file:///x/index.js:839\n\t\tthrow new Error(`x`);\n\nError: dsh: failed to parse overlay /p: YAMLException: bad\n"),
+			status: StageFailed, verdict: ConfigFailed, fe: "Error: dsh: failed to parse overlay /p: YAMLException: bad"},
+		{name: "command fails although the dump is fine", entries: helloEntries,
+			o: obs(T3, 1, "- id: hello-dsh\n  name: hello-dsh-plugin\n", ""), status: StageFailed, verdict: ConfigFailed},
+		{name: "timeout", entries: helloEntries,
+			o: func() Observation {
+				o := obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n", "")
+				o.TimedOut = true
+				return o
+			}(), status: StageFailed, verdict: ConfigFailed, fe: "timeout: T3 did not finish within its time limit"},
+		{name: "exit 0 but unparseable", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: @x\n", "(node:9) [DEP0169] DeprecationWarning: x\n"), status: StageFailed, verdict: ConfigFailed,
+			fe: SyntheticPrefix + "--dump-config exited 0 but its stdout is not a config tree*"},
+		{name: "exit 0 with a mapping root", entries: helloEntries,
+			o: obs(T3, 0, "id: hello-dsh\nname: hello-dsh-plugin\n", ""), status: StageFailed, verdict: ConfigFailed, reason: "root is a mapping"},
+		{name: "exit 0 with empty stdout", entries: helloEntries,
+			o: obs(T3, 0, "", ""), status: StageFailed, verdict: ConfigFailed, reason: "no YAML document"},
+		{name: "exit 0 with two documents", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n---\n- id: x\n", ""), status: StageFailed, verdict: ConfigFailed,
+			reason: "more than one"},
+		{name: "stderr is not parsed as the dump", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n", "(node:9) [DEP0169] DeprecationWarning: x\n"), status: StagePassed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := DeriveT3(tt.entries, tt.o)
+			checkResult(t, r, tt.status, tt.verdict, tt.fe)
+			if tt.reason != "" && !hasReason(r, tt.reason) {
+				t.Errorf("no reason containing %q in %q", tt.reason, r.Reasons)
+			}
+		})
+	}
+}

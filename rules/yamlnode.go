@@ -1,0 +1,75 @@
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"gopkg.in/yaml.v3"
+)
+
+// parseSingleDocument decodes b as exactly one YAML document and returns
+// its root content node. It never panics: a panic inside the YAML library
+// is turned into an error.
+func parseSingleDocument(b []byte) (root *yaml.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			root, err = nil, fmt.Errorf("yaml parser failed: %v", r)
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("no YAML document")
+		}
+		return nil, err
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return nil, err
+		}
+		return nil, errors.New("more than one YAML document")
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, errors.New("no YAML document")
+	}
+	return doc.Content[0], nil
+}
+
+// resolve follows an alias node to its anchor (one level; yaml.v3 does not
+// let an alias point to another alias).
+func resolve(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+// mappingValue returns the value of key in a mapping node and how many
+// times the key occurs. Keys are compared as plain scalars.
+func mappingValue(m *yaml.Node, key string) (*yaml.Node, int) {
+	var v *yaml.Node
+	count := 0
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := resolve(m.Content[i])
+		if k.Kind == yaml.ScalarNode && k.Value == key {
+			if v == nil {
+				v = resolve(m.Content[i+1])
+			}
+			count++
+		}
+	}
+	return v, count
+}
+
+// scalarString returns the text of a non-null scalar, or "" and false.
+func scalarString(n *yaml.Node) (string, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		return "", false
+	}
+	return n.Value, true
+}

@@ -1,0 +1,167 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// compare sets the derived values on rep and reports every claimed value
+// that differs from its re-derivation (SPEC.md "Verification", step 4).
+// Results that depend on an untrusted file are not compared: the file
+// finding already says why they cannot be re-derived.
+func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[string]bool) {
+	rep.DerivedVerdict = string(d.Overall)
+	rep.ConformingStatic = d.Static.ConformingStatic
+	rep.Unstable = d.Unstable
+	rep.Usable = d.Usable
+	rep.NotUsable = append(rep.NotUsable, d.Why...)
+	mismatch := func(field, clause, format string, args ...any) {
+		rep.add(Finding{Class: ClassVerdictMismatch, File: bundle.ManifestPath, Field: field, Clause: clause, Message: fmt.Sprintf(format, args...)})
+	}
+
+	staticTrusted := !anyUntrusted(m.Static.Evidence, untrusted)
+	if staticTrusted {
+		compareStatic(m, d, mismatch)
+	}
+
+	allTrusted := staticTrusted
+	for i, rp := range m.Repetitions {
+		view := RepetitionView{Index: rp.Index, Verdict: rp.Verdict}
+		repTrusted := true
+		var derived rules.SequenceResult
+		if i < len(d.Repetitions) {
+			derived = d.Repetitions[i]
+		}
+		claimedByStage := map[string]bundle.Stage{}
+		for _, st := range rp.Stages {
+			claimedByStage[st.Stage] = st
+		}
+		for j, ds := range derived.Stages {
+			st, ok := claimedByStage[string(ds.Stage)]
+			field := fmt.Sprintf("repetitions[%d].%s", i, ds.Stage)
+			if !ok {
+				mismatch(field, "DSHIO/T 20 11.2", "stage %s is not recorded; every stage of the sequence must be, executed or not", ds.Stage)
+				continue
+			}
+			if j >= len(rp.Stages) || rp.Stages[j].Stage != string(ds.Stage) {
+				mismatch(field, "DSHIO/T 20 4", "stage %s is recorded out of order", ds.Stage)
+			}
+			sv := StageView{Stage: st.Stage, ClaimedStatus: st.Status, ClaimedVerdict: st.Verdict, FirstError: st.FirstError, ExitCode: st.ExitCode, DurationMS: st.DurationMS,
+				DerivedStatus: string(ds.Status), DerivedVerdict: string(ds.Verdict)}
+			// A stage after an untrusted one depends on it through
+			// propagation: it is not compared either.
+			trusted := repTrusted && !anyUntrusted(st.Evidence, untrusted)
+			if trusted && staticTrusted {
+				if st.Status != string(ds.Status) {
+					mismatch(field+".status", "DSHIO/T 20 11.2", "claimed %q, re-derived %q%s", st.Status, ds.Status, because(ds.Reasons))
+				}
+				if st.Verdict != string(ds.Verdict) {
+					mismatch(field+".verdict", "DSHIO/T 20 11.1", "claimed %q, re-derived %q%s", st.Verdict, ds.Verdict, because(ds.Reasons))
+				}
+				if st.FirstError != ds.FirstError {
+					mismatch(field+".first_error", "DSHIO/T 20 6.6", "claimed %q, re-derived %q", st.FirstError, ds.FirstError)
+				}
+			}
+			repTrusted = repTrusted && trusted
+			view.Stages = append(view.Stages, sv)
+		}
+		if repTrusted && staticTrusted && rp.Verdict != string(derived.Verdict) {
+			mismatch(fmt.Sprintf("repetitions[%d].verdict", i), "DSHIO/T 20 11.1", "claimed %q, re-derived %q", rp.Verdict, derived.Verdict)
+		}
+		allTrusted = allTrusted && repTrusted
+		rep.Repetitions = append(rep.Repetitions, view)
+	}
+	if !allTrusted {
+		rep.DerivedVerdict = ""
+		rep.Usable = false
+		rep.NotUsable = append(rep.NotUsable, "evidence is not intact: verdicts that depend on it cannot be re-derived")
+		return
+	}
+	c := m.Claimed
+	if c.Verdict != string(d.Overall) {
+		mismatch("claimed.verdict", "DSHIO/T 20 11", "claimed %q, re-derived %q", c.Verdict, d.Overall)
+	}
+	if c.Unstable != d.Unstable {
+		mismatch("claimed.unstable", "DSHIO/T 20 11.3", "claimed %v, re-derived %v", c.Unstable, d.Unstable)
+	}
+	if c.Deviated != d.Deviated {
+		mismatch("claimed.deviated", "DSHIO/T 21 8.2", "claimed %v, but %d deviation(s) are recorded", c.Deviated, len(m.Deviations))
+	}
+	if c.UsableForCertification != d.Usable {
+		mismatch("claimed.usable_for_certification", "DSHIO/T 21 8.2", "claimed %v, re-derived %v%s", c.UsableForCertification, d.Usable, because(d.Why))
+	}
+	if m.Declaration != assemble.Declaration(m) {
+		mismatch("declaration", "DSHIO/T 10 8.1", "the declaration text is not the one the result supports")
+	}
+}
+
+func compareStatic(m *bundle.Manifest, d assemble.Derived, mismatch func(field, clause, format string, args ...any)) {
+	claimed := m.Static.Report
+	if !sameBoolPtr(claimed.ConformingStatic, d.Static.ConformingStatic) {
+		mismatch("static.report.conforming_static", "DSHIO/T 20 5.5", "claimed %s, re-derived %s", boolPtr(claimed.ConformingStatic), boolPtr(d.Static.ConformingStatic))
+	}
+	if !sameBoolPtr(m.Claimed.ConformingStatic, d.Static.ConformingStatic) {
+		mismatch("claimed.conforming_static", "DSHIO/T 20 5.5", "claimed %s, re-derived %s", boolPtr(m.Claimed.ConformingStatic), boolPtr(d.Static.ConformingStatic))
+	}
+	if claimed.Unresolvable != d.Static.Unresolvable {
+		mismatch("static.report.unresolvable", "DSHIO/T 20 5.5", "claimed %v, re-derived %v", claimed.Unresolvable, d.Static.Unresolvable)
+	}
+	byClause := map[string]int{}
+	for i, c := range claimed.Clauses {
+		byClause[c.Clause] = i
+	}
+	seen := map[string]bool{}
+	for _, dc := range d.Static.Clauses {
+		seen[dc.Clause] = true
+		i, ok := byClause[dc.Clause]
+		if !ok {
+			mismatch("static.report.clauses", "DSHIO/T 10 Annex A", "clause %s is missing; re-derived %q", dc.Clause, dc.Status)
+			continue
+		}
+		cc := claimed.Clauses[i]
+		if cc.Status != dc.Status {
+			mismatch(fmt.Sprintf("static.report.clauses[%d].status", i), "DSHIO/T 10 "+dc.Clause, "clause %s claimed %q, re-derived %q", dc.Clause, cc.Status, dc.Status)
+		}
+		if cc.Severity != dc.Severity {
+			mismatch(fmt.Sprintf("static.report.clauses[%d].severity", i), "DSHIO/T 10 "+dc.Clause, "clause %s claimed severity %q, re-derived %q", dc.Clause, cc.Severity, dc.Severity)
+		}
+	}
+	for _, cc := range claimed.Clauses {
+		if !seen[cc.Clause] {
+			mismatch("static.report.clauses", "DSHIO/T 10 Annex A", "clause %q is claimed but not part of the derivation", cc.Clause)
+		}
+	}
+}
+
+func anyUntrusted(ev map[string]string, untrusted map[string]bool) bool {
+	for _, p := range ev {
+		if untrusted[p] {
+			return true
+		}
+	}
+	return false
+}
+
+func because(reasons []string) string {
+	if len(reasons) == 0 {
+		return ""
+	}
+	return ": " + reasons[0]
+}
+
+func sameBoolPtr(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+func boolPtr(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return fmt.Sprint(*b)
+}

@@ -1,0 +1,162 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
+)
+
+// ErrUnreadable marks input that is not a bundle at all (exit code 2).
+var ErrUnreadable = errors.New("unreadable bundle")
+
+// zstdMagic starts every zstd frame (RFC 8878 3.1.1).
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// Options configure a verification.
+type Options struct {
+	// Policy says which signer to trust: exactly one public key or one
+	// Sigstore trusted root (attest refuses ambiguous policies).
+	Policy attest.Policy
+	// Limits bound what the reader accepts from hostile input.
+	Limits bundle.Limits
+	// MaxBundleSize bounds the compressed file read into memory.
+	MaxBundleSize int64
+}
+
+// DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits").
+const DefaultMaxBundleSize = 1 << 30
+
+// Verify checks one bundle, in the order of SPEC.md "Verification":
+// archive safety → signature → every file against the manifest →
+// re-derivation of every verdict → report rules. It returns a Report with
+// every finding; the error is non-nil only when the input is unreadable
+// or ctx ends.
+func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Report, error) {
+	max := opts.MaxBundleSize
+	if max <= 0 {
+		max = DefaultMaxBundleSize
+	}
+	raw, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnreadable, name, err)
+	}
+	if int64(len(raw)) > max {
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrUnreadable, name, max)
+	}
+	if !bytes.HasPrefix(raw, zstdMagic) {
+		return nil, fmt.Errorf("%w: %s: not a zstd-compressed dshaudit bundle", ErrUnreadable, name)
+	}
+	sum := sha256.Sum256(raw)
+	rep := &Report{
+		MediaType:     ResultMediaType,
+		SchemaVersion: ResultSchemaVersion,
+		Bundle:        name,
+		BundleSHA256:  "sha256:" + hex.EncodeToString(sum[:]),
+		Deviations:    []string{},
+		NotUsable:     []string{},
+		Repetitions:   []RepetitionView{},
+		Findings:      []Finding{},
+	}
+	defer rep.finish()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	// 1. Archive safety.
+	lim := opts.Limits
+	if lim == (bundle.Limits{}) {
+		lim = bundle.DefaultLimits()
+	}
+	arc, err := bundle.Read(bytes.NewReader(raw), lim)
+	if err != nil {
+		rep.add(Finding{Class: ClassArchiveUnsafe, Clause: `SPEC.md "Reader limits and refusals"`, Message: err.Error()})
+		return rep, nil
+	}
+	if arc.RawManifest == nil {
+		rep.add(Finding{Class: ClassManifestInvalid, File: bundle.ManifestPath, Message: "the archive has no manifest"})
+		return rep, nil
+	}
+
+	// 2. Signature, over the raw manifest bytes.
+	var signed *attest.Result
+	if arc.RawSignature == nil {
+		rep.add(Finding{Class: ClassUnsigned, File: bundle.SignaturePath, Message: "the bundle carries no signature"})
+	} else if res, err := attest.Verify(arc.RawSignature, arc.RawManifest, opts.Policy); err != nil {
+		rep.add(Finding{Class: ClassSignatureInvalid, File: bundle.SignaturePath, Message: err.Error()})
+	} else {
+		rep.Signer = res.Signer
+		signed = res
+	}
+
+	// 3. The manifest and every file against it.
+	m, err := bundle.DecodeManifest(arc.RawManifest)
+	if err != nil {
+		rep.add(Finding{Class: ClassManifestInvalid, File: bundle.ManifestPath, Message: err.Error()})
+		return rep, nil
+	}
+	describe(rep, m)
+	if signed != nil && signed.Predicate.Verdict != assemble.PredicateVerdict(m) {
+		rep.add(Finding{Class: ClassVerdictMismatch, File: bundle.SignaturePath, Field: "predicate.verdict", Clause: `SPEC.md "Signature"`,
+			Message: fmt.Sprintf("the signed predicate says %q, the manifest %q", signed.Predicate.Verdict, assemble.PredicateVerdict(m))})
+	}
+	trusted, untrusted := checkFiles(rep, m, arc)
+
+	// 4. Re-derive and compare; 5. report rules.
+	d, probs := assemble.Derive(m, trusted)
+	for _, p := range probs {
+		if untrusted[p.Path] {
+			continue // already reported as missing or changed
+		}
+		rep.add(Finding{Class: ClassEvidenceMissing, Field: p.Path, Clause: p.Clause, Message: p.Detail})
+	}
+	compare(rep, m, d, untrusted)
+	checkRules(rep, m, trusted)
+	return rep, nil
+}
+
+// checkFiles compares the archive with the manifest's file list and
+// returns the files whose digests match, and the set of listed paths that
+// cannot be trusted (missing or changed).
+func checkFiles(rep *Report, m *bundle.Manifest, arc *bundle.Archive) (map[string][]byte, map[string]bool) {
+	untrusted := map[string]bool{}
+	for _, f := range bundle.CompareFiles(m, arc) {
+		c := ClassFileChanged
+		switch f.Class {
+		case bundle.FindingMissing:
+			c = ClassFileMissing
+		case bundle.FindingExtra:
+			c = ClassFileExtra
+		}
+		rep.add(Finding{Class: c, File: f.Path, Clause: `SPEC.md "Manifest fields"`, Message: f.Detail})
+		if c != ClassFileExtra {
+			untrusted[f.Path] = true
+		}
+	}
+	trusted := map[string][]byte{}
+	for _, f := range m.Files {
+		if b, ok := arc.Files[f.Path]; ok && !untrusted[f.Path] {
+			trusted[f.Path] = b
+		}
+	}
+	return trusted, untrusted
+}
+
+func describe(rep *Report, m *bundle.Manifest) {
+	rep.Package = m.Subject.Name + "@" + m.Subject.Version
+	rep.Fingerprint = m.Fingerprint
+	rep.TestDate = m.TestDate
+	rep.Baseline = m.Baseline
+	rep.Dynamic = m.Dynamic
+	rep.ClaimedVerdict = m.Claimed.Verdict
+	for _, d := range m.Deviations {
+		rep.Deviations = append(rep.Deviations, fmt.Sprintf("%s: %s → %s (%s)", d.What, d.Standard, d.ChangedTo, d.Why))
+	}
+}
