@@ -35,5 +35,5 @@ var (
 	ErrAmbiguousPolicy = errors.New("ambiguous verification policy")
 	// ErrKey: a key file or key type is unusable (wrong PEM type,
 	// encrypted, unsupported algorithm, file exists on generate).
-	ErrKey = errors.New("unusable key")
+	ErrKey = errors.New("key")
 )

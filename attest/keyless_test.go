@@ -263,7 +263,7 @@ func TestKeylessFailures(t *testing.T) {
 			firstSig(m)["sig"] = flipB64(t, firstSig(m)["sig"].(string), 12)
 		}), testManifest, keylessPolicy(vs), attest.ErrSignatureInvalid},
 		"key-signed under keyless policy": {keySig, testManifest, keylessPolicy(vs), attest.ErrUntrustedSigner},
-		"keyless under key policy": {sig, testManifest, attest.Policy{Key: newSigner(t, attest.Ed25519).PublicKey()}, attest.ErrWrongKey},
+		"keyless under key policy":        {sig, testManifest, attest.Policy{Key: newSigner(t, attest.Ed25519).PublicKey()}, attest.ErrWrongKey},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -217,8 +217,8 @@ func TestPolicyAmbiguous(t *testing.T) {
 	sig := signManifest(t, s, testManifest)
 	vs := newVirtualSigstore(t)
 	for name, p := range map[string]attest.Policy{
-		"neither": {},
-		"both":    {Key: s.PublicKey(), Keyless: &attest.KeylessPolicy{TrustedMaterial: vs, InsecureAnyIdentity: true}},
+		"neither":                  {},
+		"both":                     {Key: s.PublicKey(), Keyless: &attest.KeylessPolicy{TrustedMaterial: vs, InsecureAnyIdentity: true}},
 		"keyless without identity": {Keyless: &attest.KeylessPolicy{TrustedMaterial: vs}},
 		"keyless identity only":    {Keyless: &attest.KeylessPolicy{TrustedMaterial: vs, Identity: "a@example.com"}},
 		"keyless issuer only":      {Keyless: &attest.KeylessPolicy{TrustedMaterial: vs, OIDCIssuer: "https://issuer.example"}},

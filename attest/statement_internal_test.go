@@ -66,7 +66,7 @@ func TestVerifySignedButForeignStatement(t *testing.T) {
 		"extra digest": {mk(func(st map[string]any) {
 			st["subject"] = []any{map[string]any{"name": SubjectName, "digest": map[string]any{"sha256": digest, "sha512": "00"}}}
 		}), ErrSubjectMismatch},
-		"statement v0.1": {mk(func(st map[string]any) { st["_type"] = "https://in-toto.io/Statement/v0.1" }), ErrBundleMalformed},
+		"statement v0.1":       {mk(func(st map[string]any) { st["_type"] = "https://in-toto.io/Statement/v0.1" }), ErrBundleMalformed},
 		"other predicate type": {mk(func(st map[string]any) { st["predicateType"] = "https://slsa.dev/provenance/v1" }), ErrBundleMalformed},
 		"predicate missing verdict": {mk(func(st map[string]any) {
 			st["predicate"] = map[string]any{"tool": pred.Tool, "subject": pred.Subject}

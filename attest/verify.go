@@ -129,8 +129,9 @@ func parseBundle(sigJSON []byte) (*bundle.Bundle, error) {
 }
 
 // classify turns a failed sigstore-go verification into one failure class
-// by re-checking its parts in order: the bare signature, then the signer
-// (trust and identity) without the artifact, then the subject.
+// by re-checking its parts in order: the bare signature, the statement's
+// shape, the signer (trust and identity) without the artifact, and last
+// the subject.
 func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, verifier *verify.Verifier, identity []verify.PolicyOption, manifest []byte, verr error) error {
 	sc, err := b.SignatureContent()
 	if err != nil {
@@ -145,14 +146,16 @@ func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, ve
 		}
 		return fmt.Errorf("%w: does not verify with the certificate's key: %w", ErrSignatureInvalid, err)
 	}
-	if _, err := verifier.Verify(b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), identity...)); err != nil {
-		return fmt.Errorf("%w: %w", ErrUntrustedSigner, err)
-	}
-	// Signature and signer hold; what failed is the subject.
+	// The signature holds, so the payload is what the signer signed; if
+	// it is not a dshaudit statement, say so.
 	st, err := decodeStatement(b.GetDsseEnvelope().GetPayload())
 	if err != nil {
 		return err
 	}
+	if _, err := verifier.Verify(b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), identity...)); err != nil {
+		return fmt.Errorf("%w: %w", ErrUntrustedSigner, err)
+	}
+	// Signature and signer hold; what failed is the subject.
 	if err := st.checkSubject(manifest); err != nil {
 		return err
 	}

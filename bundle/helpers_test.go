@@ -3,8 +3,8 @@ package bundle
 import (
 	"archive/tar"
 	"bytes"
-	"os"
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 

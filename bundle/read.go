@@ -84,13 +84,23 @@ func roundBlock(n int64) int64 { return (n + 511) &^ 511 }
 
 func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 	a := &Archive{Files: map[string][]byte{}}
-	tr := tar.NewReader(stream)
+	pos := &countReader{r: stream}
+	tr := tar.NewReader(pos)
+	// end is the stream offset where the last entry's padded data ends,
+	// where the next header or the end-of-archive marker starts.
+	var end int64
 	seen := newPathSet()
 	var total int64
 	prev := ""
 	for count := 1; ; count++ {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
+			// archive/tar also reports EOF for a stream that just stops,
+			// or stops after one zero block. The writer always writes
+			// the two zero blocks; exactly those must have been read.
+			if pos.n != end+2*512 {
+				return nil, fmt.Errorf("%w: tar stream ends at offset %d without the two-block end-of-archive marker", ErrCorrupt, pos.n)
+			}
 			break
 		}
 		if err != nil {
@@ -132,6 +142,7 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 		if _, err := io.ReadFull(tr, data); err != nil {
 			return nil, streamError(fmt.Sprintf("data of %q", name), err)
 		}
+		end = pos.n + roundBlock(hdr.Size) - hdr.Size
 		switch name {
 		case ManifestPath:
 			a.RawManifest = data
@@ -198,6 +209,18 @@ func streamError(where string, err error) error {
 		err = io.ErrUnexpectedEOF
 	}
 	return fmt.Errorf("%w: %s: %w", ErrCorrupt, where, err)
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // capReader reads at most left bytes from r and then fails with

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestReadRoundTrip(t *testing.T) {
@@ -65,9 +66,6 @@ func TestCompareFilesReportsAll(t *testing.T) {
 func TestReadRefuses(t *testing.T) {
 	man := validManifestEntry(t)
 	sig := reg(SignaturePath, []byte("{}"))
-	small := DefaultLimits()
-	small.MaxEntrySize = 10
-	small.MaxTotal = 100
 	few := DefaultLimits()
 	few.MaxEntries = 3
 	withType := func(name string, typ byte, link string) rawEntry {
@@ -76,13 +74,17 @@ func TestReadRefuses(t *testing.T) {
 	pax := reg("a", []byte("x"))
 	pax.hdr.PAXRecords = map[string]string{"SCHILY.xattr.user.x": "y"}
 	paxMtime := reg("a", []byte("x"))
-	paxMtime.hdr.PAXRecords = map[string]string{"mtime": "1.5"}
+	paxMtime.hdr.ModTime = time.Unix(1, 5e8)
+	paxMtime.hdr.Format = tar.FormatPAX
 	gnu := reg("a", []byte("x"))
 	gnu.hdr.Format = tar.FormatGNU
 	linkname := reg("a", []byte("x"))
 	linkname.hdr.Linkname = "b"
 
 	manifestTar := rawTar(t, man, sig, reg("a", []byte("x")))
+	// A tar stream big enough that the encoder writes several blocks and
+	// declares its window instead of a single-segment frame.
+	bigTar := rawTar(t, man, reg("a", pseudoRandom(600<<10)))
 	cases := []struct {
 		name    string
 		archive []byte
@@ -108,7 +110,7 @@ func TestReadRefuses(t *testing.T) {
 		{"duplicate", compress(t, rawTar(t, man, reg("a", []byte("x")), reg("a", []byte("y")))), DefaultLimits(), ErrDuplicate, `"a"`},
 		{"duplicate manifest", compress(t, rawTar(t, man, man)), DefaultLimits(), ErrDuplicate, `"manifest.json"`},
 		{"file and dir", compress(t, rawTar(t, man, reg("a", []byte("x")), reg("a/b", []byte("y")))), DefaultLimits(), ErrPathConflict, `"a/b"`},
-		{"oversize entry", compress(t, rawTar(t, man, reg("a", bytes.Repeat([]byte("x"), 11)))), withManifestRoom(small), ErrEntryTooLarge, `"a"`},
+		{"oversize entry", compress(t, rawTar(t, man, reg("a", make([]byte, man.hdr.Size+1)))), entryRoom(man), ErrEntryTooLarge, `"a"`},
 		{"oversize total", compress(t, rawTar(t, man, reg("a", []byte("0123456789")), reg("b", []byte("0123456789")))), totalRoom(t, man, 15), ErrTooLarge, `"b"`},
 		{"too many entries", compress(t, rawTar(t, man, reg("a", nil), reg("b", nil), reg("c", nil))), few, ErrTooManyEntries, `"c"`},
 		{"manifest not first", compress(t, rawTar(t, reg("a", []byte("x")), man)), DefaultLimits(), ErrLayout, `"a"`},
@@ -125,13 +127,15 @@ func TestReadRefuses(t *testing.T) {
 		{"skippable frame first", append([]byte{0x50, 0x2a, 0x4d, 0x18, 1, 0, 0, 0, 'x'}, compress(t, manifestTar)...), DefaultLimits(), ErrCorrupt, "skippable"},
 		{"trailing data after tar end", compress(t, append(bytes.Clone(manifestTar), "after the end"...)), DefaultLimits(), ErrTrailingData, ""},
 		{"trailing zero block after tar end", compress(t, append(bytes.Clone(manifestTar), make([]byte, 512)...)), DefaultLimits(), ErrTrailingData, ""},
-		{"window too large", compressWindow(t, manifestTar, 16<<20), DefaultLimits(), ErrWindowTooLarge, ""},
+		{"window too large", compressWindow(t, bigTar, 16<<20), DefaultLimits(), ErrWindowTooLarge, ""},
 		{"not zstd", manifestTar, DefaultLimits(), ErrCorrupt, ""},
 		{"empty input", nil, DefaultLimits(), ErrCorrupt, ""},
 		{"not tar", compress(t, []byte("hello, this is not a tar archive at all")), DefaultLimits(), ErrCorrupt, ""},
 		{"truncated frame", compress(t, manifestTar)[:40], DefaultLimits(), ErrCorrupt, ""},
 		{"bad checksum", flipChecksum(compress(t, manifestTar)), DefaultLimits(), ErrCorrupt, ""},
 		{"truncated tar", compress(t, manifestTar[:len(manifestTar)-1024-100]), DefaultLimits(), ErrCorrupt, ""},
+		{"no end marker", compress(t, manifestTar[:len(manifestTar)-1024]), DefaultLimits(), ErrCorrupt, "end-of-archive"},
+		{"half end marker", compress(t, manifestTar[:len(manifestTar)-512]), DefaultLimits(), ErrCorrupt, "end-of-archive"},
 		{"compressed too large", compress(t, manifestTar), Limits{MaxEntries: 10, MaxEntrySize: 1 << 20, MaxTotal: 1 << 20, MaxCompressed: 10, MaxWindow: 1 << 20, MaxPathLen: 10}, ErrTooLarge, ""},
 		{"bad limits", compress(t, manifestTar), Limits{}, ErrLimits, ""},
 	}
@@ -176,9 +180,10 @@ func TestReadUnlisted(t *testing.T) {
 	}
 }
 
-func withManifestRoom(l Limits) Limits {
-	l.MaxEntrySize = 10
-	l.MaxTotal = 1 << 20
+// entryRoom returns limits whose entry size allows the manifest and no more.
+func entryRoom(man rawEntry) Limits {
+	l := DefaultLimits()
+	l.MaxEntrySize = man.hdr.Size
 	return l
 }
 
@@ -208,9 +213,40 @@ func compressWindow(t *testing.T, tarBytes []byte, window int) []byte {
 	return buf.Bytes()
 }
 
+// pseudoRandom returns n incompressible, reproducible bytes.
+func pseudoRandom(n int) []byte {
+	b := make([]byte, n)
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b[i] = byte(x)
+	}
+	return b
+}
+
 // flipChecksum corrupts the frame's trailing content checksum.
 func flipChecksum(b []byte) []byte {
 	b = bytes.Clone(b)
 	b[len(b)-1] ^= 0xff
 	return b
+}
+
+// TestReadStreamCap: PAX extended headers are consumed inside
+// archive/tar before an entry is returned; the decompressed-stream cap
+// bounds them.
+func TestReadStreamCap(t *testing.T) {
+	man := validManifestEntry(t)
+	e := reg("a", []byte("x"))
+	e.hdr.PAXRecords = map[string]string{"comment": strings.Repeat("c", 200<<10)}
+	lim := DefaultLimits()
+	lim.MaxEntries = 2
+	lim.MaxPathLen = 16
+	lim.MaxEntrySize = 4096
+	lim.MaxTotal = 8192
+	_, err := Read(bytes.NewReader(compress(t, rawTar(t, man, e))), lim)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Read = %v, want ErrTooLarge", err)
+	}
 }

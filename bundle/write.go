@@ -91,19 +91,27 @@ func writeEntries(w io.Writer, entries []entry) error {
 	if err != nil {
 		return fmt.Errorf("write bundle: zstd: %w", err)
 	}
-	tw := tar.NewWriter(enc)
-	for _, e := range entries {
-		if err := writeEntry(tw, e); err != nil {
-			enc.Close()
-			return fmt.Errorf("write bundle: %q: %w", e.path, err)
-		}
-	}
-	if err := tw.Close(); err != nil {
+	if err := writeTar(enc, entries); err != nil {
 		enc.Close()
-		return fmt.Errorf("write bundle: tar: %w", err)
+		return fmt.Errorf("write bundle: %w", err)
 	}
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("write bundle: zstd: %w", err)
+	}
+	return nil
+}
+
+// writeTar writes the entries, in the order given, as an uncompressed
+// tar stream ending with the two-block end-of-archive marker.
+func writeTar(w io.Writer, entries []entry) error {
+	tw := tar.NewWriter(w)
+	for _, e := range entries {
+		if err := writeEntry(tw, e); err != nil {
+			return fmt.Errorf("%q: %w", e.path, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return fmt.Errorf("tar: %w", err)
 	}
 	return nil
 }

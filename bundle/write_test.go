@@ -54,7 +54,7 @@ func TestWriteDeterministic(t *testing.T) {
 func TestWriteLayout(t *testing.T) {
 	c := sampleContents(t)
 	// A long and a non-ASCII name, which need PAX "path" records.
-	long := "r1/" + strings.Repeat("x", 150) + "/stdout"
+	long := "r1/" + strings.Repeat("x", 300) + "/stdout"
 	c.Files[long] = []byte("long\n")
 	c.Files["static/ünï.txt"] = []byte("u\n")
 	m, _ := DecodeManifest(c.Manifest)

@@ -363,4 +363,3 @@ func TestBadSpecRefused(t *testing.T) {
 		}
 	}
 }
-

@@ -64,12 +64,12 @@ type DshInstallRequest struct {
 type Resolution struct {
 	Mode string `json:"mode"` // "time-based"
 	// Cutoff is pnpm's publishedBy: the dsh release's publish time + 1 h.
-	Cutoff        time.Time `json:"cutoff"`
-	DshPublished  time.Time `json:"dshPublished"`
-	Packages      int       `json:"packages"`
-	LockfileSHA256 string   `json:"lockfileSha256"`
-	NPMRCSHA256   string    `json:"npmrcSha256"`
-	DshIntegrity  string    `json:"dshIntegrity"`
+	Cutoff         time.Time `json:"cutoff"`
+	DshPublished   time.Time `json:"dshPublished"`
+	Packages       int       `json:"packages"`
+	LockfileSHA256 string    `json:"lockfileSha256"`
+	NPMRCSHA256    string    `json:"npmrcSha256"`
+	DshIntegrity   string    `json:"dshIntegrity"`
 	// AfterCutoff lists resolved name@version published after the cutoff:
 	// exact pins (platform binaries, mostly optional and skipped) that
 	// pnpm cannot move. Recorded, not hidden.
@@ -107,7 +107,7 @@ func InstallDsh(ctx context.Context, req DshInstallRequest) (Resolution, error) 
 		"--registry=" + req.Registry,
 		"--store-dir=" + store,
 		"--cache-dir=" + cache,
-		"--state-dir=" + filepath.Join(req.WorkDir, "pnpm-state"),
+		"--config.state-dir=" + filepath.Join(req.WorkDir, "pnpm-state"),
 		"--config.package-import-method=copy",
 		"--reporter=append-only",
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -52,7 +53,7 @@ func ReadNPMConfig(ctx context.Context, npm string) (NPMConfig, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	switch {
-	case errors.Is(err, exec.ErrNotFound):
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
 		cfg.Registry, cfg.RegistryFrom = envOr("npm_config_registry", ""), "environment npm_config_registry"
 		if cfg.Registry == "" {
 			cfg.Registry, cfg.RegistryFrom = DefaultRegistry, "npm default (npm not installed)"

@@ -52,6 +52,9 @@ type Package struct {
 	// registry and where its setting came from, CDN or tarball fallback
 	// for the patch, how the version was resolved).
 	Conditions []bundle.Condition
+	// Warnings are discrepancies found while obtaining the package that
+	// do not stop the run; they are shown to the user.
+	Warnings []string
 }
 
 // Resolver obtains the T0 inputs for a PACKAGE-SPEC. When the metadata

@@ -21,6 +21,7 @@ type Report struct {
 	// The fields below are read from the manifest; they are trustworthy
 	// only when Status is "verified".
 	Package     string   `json:"package,omitempty"`
+	Standards   []string `json:"standards,omitempty"`
 	Fingerprint string   `json:"fingerprint,omitempty"`
 	TestDate    string   `json:"test_date,omitempty"`
 	Baseline    string   `json:"baseline,omitempty"`

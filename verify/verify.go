@@ -152,6 +152,7 @@ func checkFiles(rep *Report, m *bundle.Manifest, arc *bundle.Archive) (map[strin
 func describe(rep *Report, m *bundle.Manifest) {
 	rep.Package = m.Subject.Name + "@" + m.Subject.Version
 	rep.Fingerprint = m.Fingerprint
+	rep.Standards = m.Standards
 	rep.TestDate = m.TestDate
 	rep.Baseline = m.Baseline
 	rep.Dynamic = m.Dynamic

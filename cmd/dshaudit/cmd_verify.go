@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/claim"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
@@ -26,12 +27,17 @@ type verifyOptions struct {
 	OIDCIssuerRegexp    string
 	InsecureAnyIdentity bool
 	JSON                bool
+	// Claim is a README or any text holding a declaration, or a package
+	// tarball whose README is read; Package is the name@version claimed.
+	Claim   string
+	Package string
+	Jobs    int
 }
 
 func newVerifyCmd(s *streams) *cobra.Command {
 	o := &verifyOptions{}
 	c := &cobra.Command{
-		Use:   "verify BUNDLE (--key PUB | --trusted-root FILE ...)",
+		Use:   "verify BUNDLE|DIR... (--key PUB | --trusted-root FILE ...) [--claim FILE [--package NAME@VERSION]]",
 		Short: "Verify an evidence bundle offline and re-derive every verdict",
 		Long: `verify checks an evidence bundle offline, with no network and no container:
 archive safety, the signature, every file against the manifest, then it
@@ -44,12 +50,22 @@ then one line: verified / verdict mismatch / tampered / signature invalid /
 unsigned / rule violation, and whether the result is usable for
 certification (a deviated or unstable result never is).
 
+With --claim, every declaration of conformity in FILE (a README, any text,
+or a package tarball whose README is read) is parsed and checked against the
+verified bundle (DSHIO/T 10 8.1–8.3, 7.2, 7.5): result claim backed / claim
+not backed / claim contradicts bundle, each finding naming its line.
+
+Given several bundles or a directory, every *.dshaudit.tar.zst under the
+paths is verified in parallel and a summary is printed: counts by verdict
+code (compare DSHIO/T 20 Annex B) and the bundles that failed, with why.
+
 Trust is explicit: give exactly one of --key (a public key) or
 --trusted-root (a Sigstore trusted_root.json, for keyless bundles, with an
 identity rule or --insecure-any-identity).
 
 Exit codes:
   0  verified: signature valid, files intact, every verdict re-derived equal
+     (and, with --claim, the claim is backed; with many bundles, all verified)
   1  anything else found
   2  usage error or unreadable input`,
 		Example: `  # verify a bundle signed with a key
@@ -61,8 +77,18 @@ Exit codes:
       --certificate-oidc-issuer https://accounts.example.com
 
   # machine-readable result
-  dshaudit verify b.tar.zst --key dshaudit.pub --json | jq .status`,
-		Args: cobra.ExactArgs(1),
+  dshaudit verify b.tar.zst --key dshaudit.pub --json | jq .status
+
+  # check a README's declaration of conformity against the bundle
+  dshaudit verify b.tar.zst --key dshaudit.pub --claim README.md \
+      --package hello-dsh-plugin@1.0.0
+
+  # the README straight from the published tarball
+  dshaudit verify b.tar.zst --key dshaudit.pub --claim hello-dsh-plugin-1.0.0.tgz
+
+  # many bundles at once
+  dshaudit verify ./bundles/ --key dshaudit.pub`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Bundles = args
 			return runVerify(cmd, o, s)
@@ -77,6 +103,9 @@ Exit codes:
 	f.StringVar(&o.OIDCIssuerRegexp, "certificate-oidc-issuer-regexp", "", "keyless: a regexp the OIDC issuer must match")
 	f.BoolVar(&o.InsecureAnyIdentity, "insecure-any-identity", false, "keyless: accept any identity the trusted root certifies (unsafe)")
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+verify.ResultMediaType+")")
+	f.StringVar(&o.Claim, "claim", "", "check the declarations of conformity in this README, text or package tarball")
+	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
+	f.IntVar(&o.Jobs, "jobs", 0, "with many bundles: how many to verify at once (default: number of CPUs)")
 	return c
 }
 
@@ -117,33 +146,138 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	path := o.Bundles[0]
+	opts := verify.Options{Policy: pol}
+	paths, err := verify.Expand(o.Bundles)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	single := len(o.Bundles) == 1 && len(paths) == 1 && paths[0] == o.Bundles[0]
+	if !single {
+		if o.Claim != "" {
+			return fmt.Errorf("%w: --claim checks one bundle; give one bundle file", ErrUsage)
+		}
+		if len(paths) == 0 {
+			return fmt.Errorf("%w: no *%s file under %s", ErrUsage, verify.BundleSuffix, strings.Join(o.Bundles, ", "))
+		}
+		return runVerifyMany(cmd, o, s, paths, opts)
+	}
+	var claimText []byte
+	claimPkg := o.Package
+	if o.Claim != "" {
+		text, pkg, err := readClaim(o.Claim)
+		if err != nil {
+			return fmt.Errorf("%w: --claim: %w", ErrUsage, err)
+		}
+		claimText = text
+		if claimPkg == "" {
+			claimPkg = pkg
+		}
+	}
+	path := paths[0]
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	defer f.Close()
-	rep, err := verify.Verify(cmd.Context(), path, f, verify.Options{Policy: pol})
+	rep, err := verify.Verify(cmd.Context(), path, f, opts)
 	if err != nil {
 		if errors.Is(err, verify.ErrUnreadable) {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 		return err
 	}
+	var cr *claim.Result
+	if o.Claim != "" {
+		r := claim.Check(string(claimText), claim.FactsFromReport(rep), claimPkg)
+		cr = &r
+	}
 	if o.JSON {
-		enc := json.NewEncoder(s.Out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(rep); err != nil {
+		out := struct {
+			*verify.Report
+			Claim *claim.Result `json:"claim,omitempty"`
+		}{rep, cr}
+		if err := writeJSON(s.Out, out); err != nil {
 			return err
 		}
 	} else {
 		printVerifyReport(s.Out, rep)
+		if cr != nil {
+			printClaim(s.Out, o.Claim, cr)
+		}
 	}
-	if !rep.OK() {
+	if !rep.OK() || (cr != nil && cr.Outcome != claim.Backed) {
 		return silentError{ErrFindings}
 	}
 	return nil
+}
+
+// SummaryMediaType identifies the --json object of a many-bundle run.
+const SummaryMediaType = "application/vnd.dshaudit.verify-summary.v1+json"
+
+func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []string, opts verify.Options) error {
+	items := verify.All(cmd.Context(), paths, opts, o.Jobs)
+	sum := verify.Summarise(items)
+	if o.JSON {
+		if err := writeJSON(s.Out, struct {
+			MediaType     string         `json:"media_type"`
+			SchemaVersion int            `json:"schema_version"`
+			Summary       verify.Summary `json:"summary"`
+			Bundles       []verify.Item  `json:"bundles"`
+		}{SummaryMediaType, 1, sum, items}); err != nil {
+			return err
+		}
+	} else {
+		for _, it := range items {
+			switch {
+			case it.Report == nil:
+				fmt.Fprintf(s.Out, "%-17s %s: %s\n", "unreadable", it.Path, it.Error)
+			default:
+				v := it.Report.DerivedVerdict
+				if !it.Report.Dynamic {
+					v = "static_only"
+				}
+				fmt.Fprintf(s.Out, "%-17s %s  %s %s\n", it.Report.Status, it.Path, it.Report.Package, v)
+			}
+		}
+		fmt.Fprintf(s.Out, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
+		for _, v := range sortedKeys(sum.ByVerdict) {
+			fmt.Fprintf(s.Out, "  %-28s %d\n", v, sum.ByVerdict[v])
+		}
+		if len(sum.Failed) > 0 {
+			fmt.Fprintf(s.Out, "failed (%d):\n", len(sum.Failed))
+			for _, f := range sum.Failed {
+				fmt.Fprintf(s.Out, "  %s: %s: %s\n", f.Path, f.Status, f.Why)
+			}
+		}
+	}
+	if cmd.Context().Err() != nil {
+		return cmd.Context().Err()
+	}
+	if len(sum.Failed) > 0 {
+		return silentError{ErrFindings}
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func printClaim(w io.Writer, name string, r *claim.Result) {
+	fmt.Fprintf(w, "claim:        %s: %d declaration(s)\n", name, len(r.Declarations))
+	for _, d := range r.Declarations {
+		fmt.Fprintf(w, "  line %d: %s (baseline DSH %s, %s) tested %s\n", d.Line, d.Standard, d.Baseline, d.Scope, orNone(d.Tested))
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "  %s\n", f)
+		if f.Text != "" {
+			fmt.Fprintf(w, "      > %s\n", f.Text)
+		}
+	}
+	fmt.Fprintf(w, "CLAIM: %s\n", r.Outcome)
 }
 
 func printVerifyReport(w io.Writer, r *verify.Report) {

@@ -66,7 +66,7 @@ type state struct {
 	// parsed is true when 5.1.3 is conforming.
 	parsed bool
 	// 5.1.4
-	insertItems []*yaml.Node // mapping items of the top list that have insert
+	insertItems []insertItem // mapping items of the top list that have insert
 	// 5.5.3 / 5.5.2
 	perms permissionDecl
 }

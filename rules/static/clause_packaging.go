@@ -79,7 +79,7 @@ func check531(s *state) ClauseResult {
 		}
 		items = append(items, normFilesPath(str))
 	}
-	obs := fmt.Sprintf("files has %d items", len(arr))
+	obs := "files has " + plural(len(arr), "item")
 
 	// Part 1: lib, or the directory containing the main entry.
 	main, _ := s.pkg["main"].(string)
@@ -210,7 +210,7 @@ func check532(s *state) ClauseResult {
 		}
 		walk("dsh", d)
 	}
-	obs := fmt.Sprintf("%d values checked", count)
+	obs := plural(count, "value") + " checked"
 	if len(probs) > 0 {
 		return ClauseResult{Status: NonConforming, Observed: obs,
 			Message: joinBounded(probs) + "; local-path values make installation fail for consumers", Warnings: warns}

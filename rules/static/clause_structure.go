@@ -258,14 +258,14 @@ func check514(s *state) ClauseResult {
 		return ClauseResult{Status: NonConforming, Observed: "top level is " + yamlKind(top),
 			Message: "the top level of the patch file shall be a list containing at least one item with an insert field"}
 	}
-	for _, it := range top.Content {
+	for i, it := range top.Content {
 		if it = deref(it); it.Kind == yaml.MappingNode {
 			if _, ok := mapGet(it, "insert"); ok {
-				s.insertItems = append(s.insertItems, it)
+				s.insertItems = append(s.insertItems, insertItem{index: i, node: it})
 			}
 		}
 	}
-	obs := fmt.Sprintf("top level is a list of %d items, %d with insert", len(top.Content), len(s.insertItems))
+	obs := fmt.Sprintf("top level is a list of %s, %d with insert", plural(len(top.Content), "item"), len(s.insertItems))
 	if len(s.insertItems) == 0 {
 		return ClauseResult{Status: NonConforming, Observed: obs,
 			Message: "no item of the top-level list is a mapping with an insert field, so the plugin registers no entry"}
@@ -273,28 +273,45 @@ func check514(s *state) ClauseResult {
 	return ClauseResult{Status: Conforming, Observed: obs}
 }
 
+// insertItem is a top-level list item (a mapping) that has insert.
+type insertItem struct {
+	index int // position in the top-level list
+	node  *yaml.Node
+}
+
 // entryRef is one entry of one insert list.
 type entryRef struct {
-	item, index int
+	item, index int // top-level item position, position in its insert list
 	node        *yaml.Node
 }
 
 func (e entryRef) String() string {
-	return fmt.Sprintf("insert item %d entry %d (line %d)", e.item, e.index, e.node.Line)
+	return fmt.Sprintf("item %d insert entry %d (line %d)", e.item, e.index, e.node.Line)
+}
+
+// plural renders a count with its noun.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // insertEntries lists every entry of every insert list, and the problems
 // with insert values that are not lists.
-func insertEntries(items []*yaml.Node) (entries []entryRef, problems []string) {
-	for i, it := range items {
-		v, _ := mapGet(it, "insert")
+func insertEntries(items []insertItem) (entries []entryRef, problems []string) {
+	for _, it := range items {
+		v, _ := mapGet(it.node, "insert")
 		v = deref(v)
 		if v.Kind != yaml.SequenceNode {
-			problems = append(problems, fmt.Sprintf("insert item %d (line %d): insert is %s, expected a list", i, v.Line, yamlKind(v)))
+			problems = append(problems, fmt.Sprintf("item %d (line %d): insert is %s, expected a list", it.index, v.Line, yamlKind(v)))
 			continue
 		}
 		for j, e := range v.Content {
-			entries = append(entries, entryRef{item: i, index: j, node: deref(e)})
+			entries = append(entries, entryRef{item: it.index, index: j, node: deref(e)})
 		}
 	}
 	return entries, problems
@@ -325,7 +342,7 @@ func check515(s *state) ClauseResult {
 			}
 		}
 	}
-	obs := fmt.Sprintf("%d entries in %d insert lists", len(entries), len(s.insertItems))
+	obs := fmt.Sprintf("%s in %s", plural(len(entries), "entry"), plural(len(s.insertItems), "insert list"))
 	if len(problems) > 0 {
 		return ClauseResult{Status: NonConforming, Observed: obs, Message: joinBounded(problems)}
 	}

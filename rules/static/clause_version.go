@@ -133,7 +133,8 @@ func check522(s *state) ClauseResult {
 			Message: strings.Join(d.problems, "; ")}
 	case rangeNone:
 		return ClauseResult{Status: Conforming, Observed: "unconstrained",
-			Message: "no DSH version range is declared, so every DSH version, the baseline " + bs + " included, is admitted (see 5.2.1)"}
+			Message:  "no DSH version range is declared, so every DSH version, the baseline " + bs + " included, is admitted (see 5.2.1)",
+			Warnings: d.problems}
 	case rangeEngines:
 		res := AdmitsBaseline(d.engines, base)
 		r := ClauseResult{Observed: "engines.dsh " + res.describe(bs)}
@@ -176,7 +177,7 @@ func check522(s *state) ClauseResult {
 			warns = append(warns, pr.disagreement(where, bs))
 		}
 	}
-	r := ClauseResult{Status: Conforming, Observed: "no engines.dsh; " + joinBounded(obs), Warnings: warns}
+	r := ClauseResult{Status: Conforming, Observed: "no engines.dsh; " + joinBounded(obs), Warnings: append(d.problems, warns...)}
 	if len(bad) > 0 {
 		r.Status = NonConforming
 		r.Message = joinBounded(bad)

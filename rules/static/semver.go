@@ -31,6 +31,9 @@ func (r RangeResult) Disagree() bool { return r.Err == nil && r.Masterminds != r
 // AdmitsBaseline evaluates rng against version v under both rules.
 func AdmitsBaseline(rng string, v *semver.Version) RangeResult {
 	r := RangeResult{Range: rng}
+	if strings.TrimSpace(rng) == "" {
+		rng = "*" // npm reads an empty range as "*"; Masterminds refuses it
+	}
 	c, err := semver.NewConstraint(rng)
 	if err != nil {
 		r.Err = err

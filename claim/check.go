@@ -1,0 +1,178 @@
+package claim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// Kind says how a finding bears on the claim.
+type Kind string
+
+// Finding kinds.
+const (
+	// KindContradicts: a declared value differs from the bundle's.
+	KindContradicts Kind = "contradicts"
+	// KindNotBacked: the bundle cannot back the claim as written.
+	KindNotBacked Kind = "not-backed"
+	// KindForbidden: the text says what the standards forbid.
+	KindForbidden Kind = "forbidden"
+)
+
+// Outcome is the one-line result.
+type Outcome string
+
+// Outcomes.
+const (
+	Backed      Outcome = "claim backed"
+	NotBacked   Outcome = "claim not backed"
+	Contradicts Outcome = "claim contradicts bundle"
+)
+
+// Finding is one problem with the claim, naming its line and the clause.
+type Finding struct {
+	Line    int    `json:"line"`
+	Kind    Kind   `json:"kind"`
+	Clause  string `json:"clause"`
+	Message string `json:"message"`
+	Text    string `json:"text,omitempty"`
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("line %d: [%s] %s (%s)", f.Line, f.Kind, f.Message, f.Clause)
+}
+
+// Facts are what a verified bundle establishes (from verify.Report).
+type Facts struct {
+	// Verified is true only when the bundle verified with no finding.
+	Verified bool
+	Status   string
+	// Standards are the editions the bundle applied.
+	Standards        []string
+	Package          string // name@version
+	Baseline         string
+	TestDate         string
+	Fingerprint      string
+	BundleDigest     string // sha256:<hex>
+	Dynamic          bool
+	Verdict          string // re-derived overall verdict
+	Unstable         bool
+	Deviated         bool
+	ConformingStatic *bool
+}
+
+// Result is the outcome of checking one text against one bundle.
+type Result struct {
+	Outcome      Outcome       `json:"outcome"`
+	Declarations []Declaration `json:"declarations"`
+	Findings     []Finding     `json:"findings"`
+}
+
+// Check finds every declaration in text and every forbidden statement,
+// and compares each declaration with the bundle's facts. pkg, when not
+// empty, is the name@version the claim is for (--package, or the
+// package.json beside a README from a tarball): another version is
+// another object and is not backed (DSHIO/T 10 7.2, 7.5).
+func Check(text string, f Facts, pkg string) Result {
+	lines := Lines(text)
+	decls := Parse(text)
+	res := Result{Declarations: decls}
+	if res.Declarations == nil {
+		res.Declarations = []Declaration{}
+	}
+	declLines := map[int]bool{}
+	for _, d := range decls {
+		declLines[d.Line] = true
+	}
+	res.Findings = append(res.Findings, forbidden(lines, declLines)...)
+	if len(decls) == 0 {
+		res.Findings = append(res.Findings, Finding{Line: 0, Kind: KindNotBacked, Clause: "DSHIO/T 10 8.1", Message: "no declaration of conformity found in the text"})
+	}
+	if pkg != "" && pkg != f.Package {
+		res.Findings = append(res.Findings, Finding{Line: 0, Kind: KindContradicts, Clause: "DSHIO/T 10 7.2, 7.5", Message: fmt.Sprintf("the claim is for %s but the bundle tested %s: each version is a separate object and inherits no verdict", pkg, f.Package)})
+	}
+	if !f.Verified {
+		res.Findings = append(res.Findings, Finding{Line: 0, Kind: KindNotBacked, Clause: "DSHIO/T 20 12.2", Message: fmt.Sprintf("the bundle did not verify (%s): it backs nothing", f.Status)})
+	}
+	for _, d := range decls {
+		if !f.Verified {
+			break // nothing of an unverified bundle is compared
+		}
+		res.Findings = append(res.Findings, checkDeclaration(d, f, pkg)...)
+	}
+	res.Outcome = outcome(res.Findings)
+	if res.Findings == nil {
+		res.Findings = []Finding{}
+	}
+	return res
+}
+
+func outcome(fs []Finding) Outcome {
+	if slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == KindContradicts }) {
+		return Contradicts
+	}
+	if len(fs) > 0 {
+		return NotBacked
+	}
+	return Backed
+}
+
+func checkDeclaration(d Declaration, f Facts, pkg string) []Finding {
+	var out []Finding
+	bad := func(line int, kind Kind, clause, format string, args ...any) {
+		out = append(out, Finding{Line: line, Kind: kind, Clause: clause, Message: fmt.Sprintf(format, args...)})
+	}
+	if !slices.Contains(f.Standards, d.Standard) {
+		bad(d.Line, KindContradicts, "DSHIO/T 10 8.1", "cites %s; the bundle applied %s", d.Standard, strings.Join(f.Standards, ", "))
+	}
+	if d.Baseline != f.Baseline {
+		bad(d.Line, KindContradicts, "DSHIO/T 10 3.1", "baseline %s; the bundle's baseline is %s", d.Baseline, f.Baseline)
+	}
+	switch d.Scope {
+	case ScopeStaticDynamic:
+		switch {
+		case !f.Dynamic:
+			bad(d.Line, KindContradicts, "DSHIO/T 10 8.1", "claims the dynamic layer; the bundle covers the static layer only")
+		case f.Unstable:
+			bad(d.Line, KindContradicts, "DSHIO/T 20 11.3", "claims the dynamic layer passed; the bundle's result is unstable")
+		case f.Verdict != string(rules.Pass):
+			bad(d.Line, KindContradicts, "DSHIO/T 20 11.1", "claims the dynamic layer passed; the bundle's verdict is %s", f.Verdict)
+		}
+	}
+	if f.ConformingStatic == nil || !*f.ConformingStatic {
+		bad(d.Line, KindContradicts, "DSHIO/T 20 5.5", "the bundle's T0 result has a critical non-conformance or is unresolvable: it supports no declaration")
+	}
+	if d.Tested == "" {
+		bad(d.Line, KindNotBacked, "DSHIO/T 10 8.1", "declares no test date (Tested: YYYY-MM-DD)")
+	} else if d.Tested != f.TestDate {
+		bad(d.TestedLine, KindContradicts, "DSHIO/T 10 8.1", "test date %s; the bundle was tested on %s", d.Tested, f.TestDate)
+	}
+	if d.Fingerprint == "" {
+		if f.Fingerprint != "" { // a static-only bundle has no sandbox environment
+			bad(d.Line, KindNotBacked, "DSHIO/T 10 8.1", "declares no environment fingerprint")
+		}
+	} else {
+		if _, err := rules.ParseFingerprint(d.Fingerprint); err != nil {
+			bad(d.FPLine, KindNotBacked, "DSHIO/T 21 5.2", "the declared fingerprint is not a fingerprint: %v", err)
+		}
+		if d.Fingerprint != f.Fingerprint {
+			bad(d.FPLine, KindContradicts, "DSHIO/T 21 5.2", "fingerprint %q; the bundle's is %q", d.Fingerprint, f.Fingerprint)
+		}
+	}
+	if d.Package != "" && d.Package != f.Package {
+		bad(d.PackageLine, KindContradicts, "DSHIO/T 10 7.2", "declares %s; the bundle tested %s", d.Package, f.Package)
+	}
+	if d.Bundle != "" && d.Bundle != f.BundleDigest {
+		bad(d.BundleLine, KindContradicts, "DSHIO/T 20 12.2", "names evidence bundle %s; this bundle is %s", d.Bundle, f.BundleDigest)
+	}
+	if (f.Deviated || f.Unstable) && len(d.Deviations) == 0 && d.Scope == ScopeStaticDynamic {
+		what := "deviated"
+		if f.Unstable {
+			what = "unstable"
+		}
+		bad(d.Line, KindNotBacked, "DSHIO/T 21 8.2", "presents a %s result as an ordinary declaration: the deviations must be declared item by item, and it is not a basis for certification", what)
+	}
+	return out
+}

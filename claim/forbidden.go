@@ -1,0 +1,73 @@
+package claim
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Forbidden-statement patterns (SPEC.md "Claims"). Each is matched against
+// every normalised line of the text, declarations or not.
+var (
+	// DSHIO/T 10 8.2: no certified state exists while v1.0 is in force.
+	certifiedRE = regexp.MustCompile(`(?i)\bcertified\b|\bcertification\s*:\s*(pass|passed|yes|granted|✅)`)
+	// A line is about DSHIO when it names it or the conformance subject.
+	dshioRE = regexp.MustCompile(`(?i)\bDSHIO\b|\bconform|\bcompli|\bdsh\b`)
+	// The denials our own declaration prints are not claims.
+	denialRE = regexp.MustCompile(`(?i)\bnot\s+(a\s+basis\s+for|usable\s+for|be\s+used\s+as\s+a\s+basis\s+for)\s+certification|\bno\s+certified\s+state|\bnot\s+certified\b|\bcertified\s+state\s+does\s+not\s+exist`)
+	// The T5 notice of DSHIO/T 10, 20 and 21: any report claiming a T5
+	// run is void.
+	t5RE = regexp.MustCompile(`(?i)\bT5\b[^.]*\b(pass|passed|ok|conform\w*|verified|result|tested|✅)|\btool[\s-]+invocation\b[^.]*\b(pass|passed|verified|✅)`)
+	// DSHIO/T 10 8.1: a conformance claim without standard number,
+	// version, scope and environment.
+	bareClaimRE = regexp.MustCompile(`(?i)\b(conforms?|conformant|conformity|compliant|complies)\b[^.]*\bDSHIO\b|\bDSHIO[\s-]+(compliant|conformant|approved)\b`)
+	// A declaration that Parse could not read.
+	malformedRE = regexp.MustCompile(`(?i)\bconforms?\s+to\s+DSHIO/T`)
+	// DSHIO/T 10 8.3: retired or number-less citation forms.
+	retiredRE    = regexp.MustCompile(`\bDSHIO-DEV\b`)
+	numberlessRE = regexp.MustCompile(`(?i)\bDSHIO\s+(plugin\s+)?standard\s+clause\b|\bDSHIO\s+clause\s+\d`)
+	// DSHIO/T 21 5.1.1: a version range instead of an exact dsh version.
+	dshRangeRE = regexp.MustCompile(`(?i)\bdsh\s*(=|version\s*:?)?\s*(\^|~|>=?|<=?|\d+\.\d+\.x\b|\d+\.x\b|\d+\.\d+\s+series\b|the\s+\d+\.\d+(\.\d+)?\s+series\b)`)
+)
+
+// forbidden reports what the standards forbid in text, line by line.
+// declLines are the lines that start a parsed declaration.
+func forbidden(lines []string, declLines map[int]bool) []Finding {
+	var out []Finding
+	add := func(i int, clause, msg string) {
+		out = append(out, Finding{Line: i + 1, Kind: KindForbidden, Clause: clause, Message: msg, Text: clip(lines[i])})
+	}
+	for i, l := range lines {
+		if l == "" {
+			continue
+		}
+		if certifiedRE.MatchString(l) && dshioRE.MatchString(l) && !denialRE.MatchString(l) {
+			add(i, "DSHIO/T 10 8.2", `claims DSHIO certification: while DSHIO/T 10 v1.0 is in force "DSHIO certified" does not exist, and a statement claiming it is false`)
+		}
+		if t5RE.MatchString(l) {
+			add(i, "DSHIO/T 20 scope notice", "claims a T5 (tool invocation) result: void until T5 is formally included")
+		}
+		if !declLines[i+1] && bareClaimRE.MatchString(l) && !strings.Contains(l, "DSHIO/T") {
+			add(i, "DSHIO/T 10 8.1", "a conformance claim without the standard number and edition, baseline, scope and environment fingerprint")
+		}
+		if !declLines[i+1] && malformedRE.MatchString(l) {
+			add(i, "DSHIO/T 10 8.1", `a declaration not in the form "Conforms to DSHIO/T 10—YYYY (baseline DSH X.Y.Z, static + dynamic layer)" (or "static layer only")`)
+		}
+		if retiredRE.MatchString(l) {
+			add(i, "DSHIO/T 10 8.3", `cites the retired legacy code "DSHIO-DEV"`)
+		}
+		if numberlessRE.MatchString(l) {
+			add(i, "DSHIO/T 10 8.3", `cites a DSHIO standard without its number (write e.g. "DSHIO/T 10—2026 clause 5.2.2")`)
+		}
+		if dshRangeRE.MatchString(l) {
+			add(i, "DSHIO/T 21 5.1.1", "states a dsh version range where an exact version is required: not reproducible")
+		}
+	}
+	return out
+}
+
+func clip(s string) string {
+	if len(s) > 160 {
+		return s[:160] + "…"
+	}
+	return s
+}

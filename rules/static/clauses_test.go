@@ -1,0 +1,249 @@
+package static
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// clause runs Check and returns one clause's result.
+func clause(t *testing.T, in Input, id string) ClauseResult {
+	t.Helper()
+	if in.InstalledSize == 0 {
+		in.InstalledSize = -1
+	}
+	rep := Check(in)
+	for _, c := range rep.Clauses {
+		if c.Clause == id {
+			return c
+		}
+	}
+	t.Fatalf("no clause %s in report (unresolvable=%v %s)", id, rep.Unresolvable, rep.Reason)
+	return ClauseResult{}
+}
+
+const okPatch = "- insert:\n    - id: a\n      name: a\n"
+
+func TestPatchPath(t *testing.T) {
+	for _, tc := range []struct {
+		pkg  string
+		want string
+		err  error
+	}{
+		{`{"dsh":{"bundle":{"patch":"./cordis.patch.yml"}}}`, "cordis.patch.yml", nil},
+		{`{"dsh":{"bundle":{"patch":"conf/./p.yml"}}}`, "conf/p.yml", nil},
+		{`{"dsh":{"bundle":{"patch":"a/../p.yml"}}}`, "p.yml", nil},
+		{`{"dsh":{"bundle":{"patch":"../p.yml"}}}`, "", ErrPatchPathInvalid},
+		{`{"dsh":{"bundle":{"patch":"a/../../p.yml"}}}`, "", ErrPatchPathInvalid},
+		{`{"dsh":{"bundle":{"patch":"/etc/p.yml"}}}`, "", ErrPatchPathInvalid},
+		{`{"dsh":{"bundle":{"patch":"a\\p.yml"}}}`, "", ErrPatchPathInvalid},
+		{`{"dsh":{"bundle":{"patch":"."}}}`, "", ErrPatchPathInvalid},
+		{`{"dsh":{"bundle":{"patch":""}}}`, "", ErrNoPatchDeclared},
+		{`{"dsh":{"bundle":{"patch":5}}}`, "", ErrNoPatchDeclared},
+		{`{"dsh":{"bundle":[]}}`, "", ErrNoPatchDeclared},
+		{`{}`, "", ErrNoPatchDeclared},
+		{`[]`, "", ErrUnresolvable},
+	} {
+		got, err := PatchPath([]byte(tc.pkg))
+		if got != tc.want || !errors.Is(err, tc.err) {
+			t.Errorf("PatchPath(%s) = %q, %v; want %q, %v", tc.pkg, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestUnresolvable(t *testing.T) {
+	for name, pj := range map[string][]byte{
+		"nil":      nil,
+		"empty":    {},
+		"string":   []byte(`"x"`),
+		"trailing": []byte(`{} {}`),
+		"huge":     []byte(`{"a":"` + strings.Repeat("x", MaxPackageJSONBytes) + `"}`),
+	} {
+		rep := Check(Input{PackageJSON: pj})
+		if !rep.Unresolvable || rep.ConformingStatic != nil || rep.Reason == "" || len(rep.Clauses) != 0 || rep.Clauses == nil {
+			t.Errorf("%s: %+v", name, rep)
+		}
+	}
+}
+
+func TestYAMLErrorLocation(t *testing.T) {
+	pkg := []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`)
+	for _, tc := range []struct{ patch, want string }{
+		{"- insert:\n    - id: a\n      name: @scope/pkg\n", "line 3, column 13"},
+		{"- insert:\n    - id: a\n      name: a\n    - @x\n", "line 4, column 7"},
+		{"- insert: [a,\n", "line 1"},
+		{"- insert:\n  - id: a\n   bad: [\n", "line"},
+	} {
+		c := clause(t, Input{PackageJSON: pkg, Patch: []byte(tc.patch)}, "5.1.3")
+		if c.Status != NonConforming || !strings.Contains(c.Observed, tc.want) {
+			t.Errorf("%q: %s %q, want %q", tc.patch, c.Status, c.Observed, tc.want)
+		}
+	}
+	// Quoted @ values, and @ after the first character, parse.
+	c := clause(t, Input{PackageJSON: pkg, Patch: []byte("- insert:\n    - id: a\n      name: \"@scope/pkg\"\n      x: a@b\n")}, "5.1.3")
+	if c.Status != Conforming {
+		t.Errorf("quoted @: %s %s", c.Status, c.Observed)
+	}
+	c = clause(t, Input{PackageJSON: pkg, Patch: []byte("- insert:\n    - id: a\n      name: a\n      name: b\n      v: !!js/regexp /x/\n")}, "5.1.3")
+	if c.Status != Conforming || len(c.Warnings) != 2 {
+		t.Errorf("duplicate key and custom tag: %s %q", c.Status, c.Warnings)
+	}
+	c = clause(t, Input{PackageJSON: pkg, Patch: []byte(strings.Repeat("#", MaxPatchBytes+1))}, "5.1.3")
+	if c.Status != NonConforming || !strings.Contains(c.Message, "limit") {
+		t.Errorf("oversized patch: %s %s", c.Status, c.Message)
+	}
+	c = clause(t, Input{PackageJSON: pkg, Patch: []byte("- insert: \xff\n")}, "5.1.3")
+	if c.Status != NonConforming {
+		t.Errorf("invalid UTF-8: %s", c.Status)
+	}
+}
+
+func TestPatchStructureAliases(t *testing.T) {
+	pkg := []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`)
+	patch := "- &item\n  insert:\n    - &e {id: a, name: b}\n- *item\n- insert: [*e]\n"
+	for _, id := range []string{"5.1.4", "5.1.5"} {
+		if c := clause(t, Input{PackageJSON: pkg, Patch: []byte(patch)}, id); c.Status != Conforming {
+			t.Errorf("%s: %s %s %s", id, c.Status, c.Observed, c.Message)
+		}
+	}
+	// An alias bomb is not expanded: the walk does not follow aliases.
+	bomb := "- insert: [{id: a, name: b}]\n- &a [x, x, x, x, x, x, x, x, x]\n- &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n- &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n- &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n- &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n- &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n- &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n- &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n"
+	if rep := Check(Input{PackageJSON: pkg, Patch: []byte(bomb), InstalledSize: -1}); !*rep.ConformingStatic {
+		t.Errorf("alias bomb: %+v", rep.Clauses[:6])
+	}
+}
+
+func TestCovers(t *testing.T) {
+	for _, tc := range []struct {
+		item, path string
+		want       bool
+	}{
+		{"cordis.patch.yml", "cordis.patch.yml", true},
+		{"config", "config/patch.yml", true},
+		{"conf", "config/patch.yml", false},
+		{"*.yml", "cordis.patch.yml", true},
+		{"*.yaml", "cordis.patch.yml", false},
+		{"config/*.yml", "config/patch.yml", true},
+		{"config/*", "config/sub/patch.yml", true},
+		{"lib/**", "lib/a/b.js", true},
+		{"**/*.yml", "a/b/c.yml", true},
+		{"**/*.yml", "lib/index.js", false},
+		{"**", "anything", true},
+		{"[", "x", false},
+		{"", "x", false},
+	} {
+		if got := covers(tc.item, tc.path); got != tc.want {
+			t.Errorf("covers(%q, %q) = %v", tc.item, tc.path, got)
+		}
+	}
+}
+
+func TestLocalPaths(t *testing.T) {
+	for v, want := range map[string]bool{
+		"file:./kernel": true, "FILE:../x": true, "  file:x": true, "/opt/x": true,
+		"^1.2.3": false, "./x": false, "github:owner/repo": false, "npm:file@1": false, "": false,
+	} {
+		if got := localSpec(v); got != want {
+			t.Errorf("localSpec(%q) = %v", v, got)
+		}
+	}
+	for v, want := range map[string]bool{"./x": true, "../x": true, "~/x": true, "link:../x": true, `C:\x`: true, "c:/x": true, "^1": false} {
+		if got := otherLocalSpec(v); got != want {
+			t.Errorf("otherLocalSpec(%q) = %v", v, got)
+		}
+	}
+}
+
+func TestPackageSize(t *testing.T) {
+	pkg := []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`)
+	for size, want := range map[int64]Status{
+		-1: NotEvaluated, -7: NotEvaluated, 0: NotEvaluated, 1: Conforming,
+		SizeLimitBytes - 1: Conforming, SizeLimitBytes: NonConforming, 1 << 40: NonConforming,
+	} {
+		rep := Check(Input{PackageJSON: pkg, Patch: []byte(okPatch), InstalledSize: size})
+		if c := rep.Clauses[12]; c.Clause != "5.3.3" || c.Status != want {
+			t.Errorf("size %d: %s %s", size, c.Clause, c.Status)
+		}
+		if !*rep.ConformingStatic {
+			t.Errorf("size %d: a recommended clause changed conforming_static", size)
+		}
+	}
+}
+
+func TestRedLine(t *testing.T) {
+	good := "## Permissions\n\n- Why network: downloads release notes from the project's API.\n- Why shell: runs the local git binary to read tags.\n- Why fs-write: caches the release notes under .cache/notes.\n- Data flow: from the project's API to .cache/notes; nothing local is uploaded.\n"
+	for _, tc := range []struct {
+		name, perms, readme string
+		want                Status
+		warn                string
+	}{
+		{"none declared", ``, "", Conforming, ""},
+		{"empty list", `[]`, "", Conforming, ""},
+		{"network alone", `["network","fs-read"]`, "", Conforming, ""},
+		{"shell and fs-write without network", `["shell","fs-write"]`, "", Conforming, ""},
+		{"network+shell", `["network","shell"]`, "", NonConforming, ""},
+		{"network+fs-write", `["network","fs-write"]`, "", NonConforming, ""},
+		{"spelling cannot hide it", `[" NETWORK ","Shell"]`, "", NonConforming, "read as"},
+		{"unknown value", `["network","teleport"]`, "", Conforming, "teleport"},
+		{"malformed string", `"network shell"`, "", NonConforming, ""},
+		{"malformed object", `{"network":true}`, "", NonConforming, ""},
+		{"registered exception", `["network","shell","fs-write"]`, good, Conforming, "still high risk"},
+		{"exception, only shell declared", `["network","shell"]`, good, Conforming, "still high risk"},
+		{"exception lacks a declared partner", `["network","shell","fs-write"]`, strings.Replace(good, "- Why fs-write: caches the release notes under .cache/notes.\n", "", 1), NonConforming, ""},
+		{"words in prose only", `["network","shell"]`, "# X\nWhy network: because we fetch. Why shell: we run git. Data flow: from here to there.\n", NonConforming, ""},
+		{"section in a code block", `["network","shell"]`, "# X\n```\n" + good + "```\n", NonConforming, ""},
+		{"section in an HTML comment", `["network","shell"]`, "# X\n<!--\n" + good + "-->\n", NonConforming, ""},
+		{"items after the section ends", `["network","shell"]`, "## Permissions\n\nSee below.\n\n## Other\n\n" + strings.TrimPrefix(good, "## Permissions\n\n"), NonConforming, ""},
+		{"subheading keeps the section", `["network","shell"]`, "## Permissions\n### Details\n" + strings.TrimPrefix(good, "## Permissions\n"), Conforming, "still high risk"},
+		{"bold labels and numbered list", `["network","shell"]`, "# Permissions (DSHIO/T 10 5.5.3)\n1. **Why network:** fetches the weather from the public forecast API.\n2. **Why shell**: runs the local notifier command to show alerts.\n3. __Data flow:__ forecast API -> this plugin -> the local notifier only.\n", Conforming, "still high risk"},
+		{"continuation lines count", `["network","shell"]`, "## Permissions\n- Why network:\n  fetches the weather from the public forecast API.\n- Why shell:\n  runs the local notifier command to show alerts.\n- Data flow:\n  from the forecast API to the notifier.\n", Conforming, "still high risk"},
+		{"short explanations", `["network","shell"]`, "## Permissions\n- Why network: needed\n- Why shell: needed\n- Data flow: from a to b\n", NonConforming, ""},
+		{"no direction", `["network","shell"]`, "## Permissions\n- Why network: fetches the weather from the public forecast API.\n- Why shell: runs the local notifier command to show alerts.\n- Data flow: weather data is exchanged with the service as needed.\n", NonConforming, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pkg := `{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`
+			if tc.perms != "" {
+				pkg = `{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"},"permissions":` + tc.perms + `}}`
+			}
+			in := Input{PackageJSON: []byte(pkg), Patch: []byte(okPatch)}
+			if tc.readme != "" {
+				in.README = []byte(tc.readme)
+			}
+			c := clause(t, in, "5.5.3")
+			if c.Status != tc.want {
+				t.Errorf("status %s, want %s: %s | %s", c.Status, tc.want, c.Observed, c.Message)
+			}
+			if tc.warn != "" && !strings.Contains(strings.Join(c.Warnings, "\n"), tc.warn) {
+				t.Errorf("warnings %q lack %q", c.Warnings, tc.warn)
+			}
+		})
+	}
+}
+
+func TestHumanJudgementNeverDecides(t *testing.T) {
+	for _, pj := range []string{
+		`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"},"permissions":["network"]},"description":"Looks up prices."}`,
+		`{"dsh":"x"}`,
+	} {
+		rep := Check(Input{PackageJSON: []byte(pj), Patch: []byte(okPatch), InstalledSize: -1})
+		for _, c := range rep.Clauses[13:15] {
+			if c.Status != HumanJudgement || len(c.Questions) != 2 || len(c.Material) == 0 {
+				t.Errorf("%s: %s, %d questions, %d material", c.Clause, c.Status, len(c.Questions), len(c.Material))
+			}
+		}
+	}
+}
+
+func TestConformingStaticFollowsCriticalOnly(t *testing.T) {
+	// Every recommended clause non-conforming, every critical one fine.
+	pj := `{"main":"lib/index.mjs","dsh":{"bundle":{"patch":"p.yml"}}}`
+	rep := Check(Input{PackageJSON: []byte(pj), Patch: []byte(okPatch), InstalledSize: SizeLimitBytes * 2})
+	for _, c := range rep.Clauses {
+		if c.Severity == Recommended && c.Status != NonConforming {
+			t.Errorf("%s: %s, want non-conforming", c.Clause, c.Status)
+		}
+	}
+	if rep.ConformingStatic == nil || !*rep.ConformingStatic || len(rep.Warnings) != 0 {
+		t.Errorf("conforming_static %v warnings %q", ptrStr(rep.ConformingStatic), rep.Warnings)
+	}
+}
