@@ -13,8 +13,8 @@ import (
 )
 
 // MaxSignatureSize bounds the signature file Verify parses. A key-signed
-// bundle is about 1.5 KiB, a keyless one with certificate, log entry and
-// timestamp about 10 KiB.
+// bundle is about 0.9 KiB, a keyless one with certificate, log entry and
+// timestamp about 5 KiB.
 const MaxSignatureSize = 1 << 20
 
 // Result is what a successful Verify established.

@@ -174,3 +174,5 @@ type Liveness struct {
 	// closed and the observer stopped it.
 	AliveAtEnd bool
 }
+
+var _ Engine = (*CLI)(nil)

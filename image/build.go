@@ -1,7 +1,6 @@
 package image
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -175,7 +175,14 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(work)
+	var bg sync.WaitGroup // removal of staged trees runs beside assembly
+	defer func() { bg.Wait(); os.RemoveAll(work) }()
+	pnpmShared := func(name string) string {
+		if o.CacheDir == "" {
+			return ""
+		}
+		return filepath.Join(o.CacheDir, name)
+	}
 	lc := layerCache{}
 	npm := &NPM{Registry: o.Registry, Client: o.Client}
 	if o.CacheDir != "" {
@@ -275,15 +282,23 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	stamp(o.Log, start, "tarballs: node sha256 %s (cached=%v), pnpm sha256 %s (cached=%v)", nodeTB.SHA256[:12], nodeTB.Cached, pnpmTB.SHA256[:12], pnpmTB.Cached)
 	nodeDir := filepath.Join(stage, "opt", "node")
 	pnpmDir := filepath.Join(stage, "opt", "pnpm")
-	if err := extractNPMTarball(nodeTB.Path, nodeDir); err != nil {
-		return nil, err
-	}
-	if err := extractNPMTarball(pnpmTB.Path, pnpmDir); err != nil {
-		return nil, err
+	extracted := false
+	extract := func() error { // only when a layer below needs the files
+		if extracted {
+			return nil
+		}
+		extracted = true
+		if err := extractNPMTarball(nodeTB.Path, nodeDir); err != nil {
+			return err
+		}
+		return extractNPMTarball(pnpmTB.Path, pnpmDir)
 	}
 	rtKey := keyOf(BuilderVersion, "runtime", nodeV.Integrity, pnpmV.Integrity)
 	rtLayer, ok := lc.get(rtKey, nil)
 	if !ok {
+		if err := extract(); err != nil {
+			return nil, err
+		}
 		t := NewTree()
 		if err := t.AddDir(nodeDir, ImageNodeDir, DirOptions{}); err != nil {
 			return nil, err
@@ -302,11 +317,15 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	var res Resolution
 	dshLayer, ok := lc.get(dshKey, &res)
 	if !ok {
+		if err := extract(); err != nil {
+			return nil, err
+		}
 		dshStage := filepath.Join(work, "dsh-stage")
 		res, err = InstallDsh(ctx, DshInstallRequest{
 			Version: o.DshVersion, Registry: o.Registry,
 			NodeBin: filepath.Join(nodeDir, "bin", "node"), PNPMCjs: filepath.Join(pnpmDir, "bin", "pnpm.cjs"),
 			StageRoot: dshStage, WorkDir: filepath.Join(work, "pnpm-work"),
+			StoreDir: pnpmShared("pnpm-store"), CacheDir: pnpmShared("pnpm-cache"),
 			DshPublished: dshV.PublishedAt, WantCutoff: o.ResolutionCutoff, Log: o.Log,
 		})
 		if err != nil {
@@ -323,6 +342,7 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 		if dshLayer, err = lc.put(dshKey, work, t, res); err != nil {
 			return nil, fmt.Errorf("write dsh layer: %w", err)
 		}
+		removeInBackground(&bg, dshStage, stage)
 	}
 	in.Resolution = res
 	stamp(o.Log, start, "layer dsh %s (%s, cached=%v)", dshLayer.Digest, mib(dshLayer.Size), ok)
@@ -358,6 +378,13 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	}
 	stamp(o.Log, start, "image %s (%s compressed, %s uncompressed)", r.Digest, mib(r.Size), mib(r.UncompressedSize))
 	return r, nil
+}
+
+func removeInBackground(wg *sync.WaitGroup, dirs ...string) {
+	for _, d := range dirs {
+		wg.Add(1)
+		go func() { defer wg.Done(); os.RemoveAll(d) }()
+	}
 }
 
 func scratchBase(cacheDir string) string {
@@ -583,5 +610,3 @@ func loadCachedImage(dir string) (*Result, error) {
 	}
 	return r, nil
 }
-
-var _ = bytes.Equal

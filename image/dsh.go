@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -38,11 +37,18 @@ const NPMRC = "resolution-mode=time-based\n"
 // publish time to get the time-based cutoff ("publishedBy").
 const pnpmCutoffSlack = time.Hour
 
+// fixedStoreDir replaces the host path of pnpm's store that pnpm writes
+// into node_modules/.modules.yaml; nothing in the image reads it.
+const fixedStoreDir = "/var/cache/pnpm-store/v3"
+
 // fixedPrunedAt replaces the wall-clock time pnpm writes into
 // node_modules/.modules.yaml.
 const fixedPrunedAt = "Thu, 01 Jan 1970 00:00:00 GMT"
 
-var prunedAtRE = regexp.MustCompile(`(?m)^prunedAt: .*$`)
+var (
+	prunedAtRE = regexp.MustCompile(`(?m)^prunedAt: .*$`)
+	storeDirRE = regexp.MustCompile(`(?m)^storeDir: .*$`)
+)
 
 // DshInstallRequest is one dsh install into a staging root.
 type DshInstallRequest struct {
@@ -51,7 +57,11 @@ type DshInstallRequest struct {
 	NodeBin   string // host path of the image's node binary
 	PNPMCjs   string // host path of the image's pnpm.cjs
 	StageRoot string // host directory standing for the image root; the install goes to StageRoot/opt/dsh
-	WorkDir   string // scratch for pnpm's cache, state and home
+	WorkDir   string // scratch for pnpm's state and home
+	// StoreDir and CacheDir hold pnpm's content store and registry
+	// document cache; shared between builds when set (default: in WorkDir).
+	StoreDir string
+	CacheDir string
 	// DshPublished is the registry's publish time of the dsh version.
 	DshPublished time.Time
 	// WantCutoff, when non-zero, must equal the cutoff pnpm derives, or the
@@ -96,13 +106,19 @@ func InstallDsh(ctx context.Context, req DshInstallRequest) (Resolution, error) 
 		return res, err
 	}
 	home := filepath.Join(req.WorkDir, "home")
-	cache := filepath.Join(req.WorkDir, "pnpm-cache")
-	for _, d := range []string{home, cache} {
+	cache := req.CacheDir
+	if cache == "" {
+		cache = filepath.Join(req.WorkDir, "pnpm-cache")
+	}
+	store := req.StoreDir
+	if store == "" {
+		store = filepath.Join(req.WorkDir, "pnpm-store")
+	}
+	for _, d := range []string{home, cache, store} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return res, err
 		}
 	}
-	store := filepath.Join(req.StageRoot, "var", "cache", "pnpm-store")
 	args := []string{req.PNPMCjs, "add", DshPackage + "@" + req.Version,
 		"--registry=" + req.Registry,
 		"--store-dir=" + store,
@@ -125,7 +141,7 @@ func InstallDsh(ctx context.Context, req DshInstallRequest) (Resolution, error) 
 	if err := normaliseDshTree(dir, req.StageRoot); err != nil {
 		return res, err
 	}
-	if err := checkNoHostPaths(dir, req.StageRoot, req.WorkDir); err != nil {
+	if err := checkNoHostPaths(dir, req.StageRoot, req.WorkDir, store, cache); err != nil {
 		return res, err
 	}
 	lock, err := os.ReadFile(filepath.Join(dir, "pnpm-lock.yaml"))
@@ -168,9 +184,9 @@ func installEnv(home, nodeBinDir string) []string {
 }
 
 // normaliseDshTree rewrites what pnpm wrote that names the host or the
-// clock: the staging root in .bin shims and .modules.yaml becomes "" (so
-// paths read /opt/dsh/…, /var/cache/pnpm-store/…) and .modules.yaml's
-// prunedAt becomes the Unix epoch.
+// clock: the staging root in .bin shims becomes "" (so their NODE_PATH
+// reads /opt/dsh/…), and in node_modules/.modules.yaml prunedAt becomes the
+// Unix epoch and storeDir a fixed path.
 func normaliseDshTree(dir, stageRoot string) error {
 	needle := []byte(stageRoot)
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -192,6 +208,7 @@ func normaliseDshTree(dir, stageRoot string) error {
 		nb := bytes.ReplaceAll(b, needle, nil)
 		if isModules {
 			nb = prunedAtRE.ReplaceAll(nb, []byte("prunedAt: "+fixedPrunedAt))
+			nb = storeDirRE.ReplaceAll(nb, []byte("storeDir: "+fixedStoreDir))
 		}
 		if bytes.Equal(b, nb) {
 			return nil
@@ -353,5 +370,3 @@ func tail(s string, n int) string {
 	}
 	return s
 }
-
-var errNoDsh = errors.New("dsh not found")

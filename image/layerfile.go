@@ -4,14 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
-	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -90,14 +87,12 @@ func WriteLayerFile(t *Tree, path string) (LayerInfo, error) {
 	return LayerInfo{DiffID: unc.hash(), Digest: comp.hash(), Size: comp.n, UncompressedSize: unc.n, Path: path}, nil
 }
 
-// Layer opens a written layer file as an OCI layer.
+// Layer opens a written layer file as an OCI layer, after checking the
+// file still has the recorded digest.
 func (li LayerInfo) Layer() (v1.Layer, error) {
-	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return os.Open(li.Path) }, tarball.WithMediaType(types.OCILayer))
-	if err != nil {
-		return nil, fmt.Errorf("layer %q: %w", li.Path, err)
-	}
-	if d, err := l.Digest(); err != nil || d != li.Digest {
-		return nil, fmt.Errorf("layer %q changed on disk (digest %v, recorded %v): %w", li.Path, d, li.Digest, ErrBadInput)
+	l := fileLayer{li}
+	if err := l.verify(); err != nil {
+		return nil, err
 	}
 	return l, nil
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -246,5 +245,3 @@ func checkTarball(path, sri, wantHex string) (Tarball, error) {
 	}
 	return Tarball{Path: path, Integrity: sri, SHA256: hex.EncodeToString(h256.Sum(nil))}, nil
 }
-
-var errNotInTarball = errors.New("not in tarball")

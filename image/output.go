@@ -111,22 +111,30 @@ func Podman(ctx context.Context, args ...string) (string, error) {
 	return out.String(), nil
 }
 
-// LoadPodman loads an OCI archive into podman's local storage, tags it
-// refName, and checks that podman holds exactly the manifest digest want.
+// LoadPodman loads an OCI archive (whose index names the image refName)
+// into podman's local storage and checks that podman holds refName with
+// exactly the manifest digest want. It does nothing when podman already
+// does.
 func LoadPodman(ctx context.Context, archive, refName string, want v1.Hash) error {
 	if _, err := exec.LookPath("podman"); err != nil {
 		return fmt.Errorf("%w: podman not found on PATH (run scripts/setup.sh)", ErrEngine)
 	}
+	if PodmanHas(ctx, refName, want) {
+		return nil
+	}
 	if _, err := Podman(ctx, "pull", "-q", "oci-archive:"+archive); err != nil {
 		return err
 	}
-	out, err := Podman(ctx, "image", "inspect", "--format", "{{.ID}} {{.Digest}}", refName)
-	if err != nil {
-		return err
-	}
-	fields := strings.Fields(out)
-	if len(fields) != 2 || fields[1] != want.String() {
+	if !PodmanHas(ctx, refName, want) {
+		out, _ := Podman(ctx, "image", "inspect", "--format", "{{.ID}} {{.Digest}}", refName)
 		return fmt.Errorf("%w: podman holds %q for %s, want manifest digest %s", ErrEngine, strings.TrimSpace(out), refName, want)
 	}
 	return nil
+}
+
+// PodmanHas reports whether podman's local storage holds refName with
+// manifest digest want.
+func PodmanHas(ctx context.Context, refName string, want v1.Hash) bool {
+	out, err := Podman(ctx, "image", "inspect", "--format", "{{.Digest}}", refName)
+	return err == nil && strings.TrimSpace(out) == want.String()
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"time"
 )
 
@@ -220,7 +221,9 @@ func npmConfigFor(ctx context.Context, opts Options) (NPMConfig, error) {
 			if opts.Registry == "" {
 				return NPMConfig{}, fmt.Errorf("%w: cannot determine the registry: %w", ErrRegistryUnreachable, err)
 			}
-			c = NPMConfig{}
+			// --registry given: npm's cafile is unknown, the
+			// environment's CA still counts.
+			c = NPMConfig{ExtraCAFile: os.Getenv("NODE_EXTRA_CA_CERTS")}
 		}
 		cfg = c
 	}

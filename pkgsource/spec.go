@@ -164,7 +164,12 @@ func parseGitHub(raw, rest string) (Spec, error) {
 	if !ghRepoRe.MatchString(repo) || repo == "." || repo == ".." {
 		return bad("repository %q is not a GitHub repository name", repo)
 	}
-	if hasRef && (!ghRefRe.MatchString(ref) || strings.Contains(ref, "..")) {
+	if r, ok := strings.CutPrefix(ref, "semver:"); ok && hasRef {
+		// npm's github:owner/repo#semver:<range>.
+		if _, err := parseRange(r); err != nil {
+			return bad("ref %q: %v", ref, err)
+		}
+	} else if hasRef && (!ghRefRe.MatchString(ref) || strings.Contains(ref, "..")) {
 		return bad("ref %q is not a branch, tag or commit name", ref)
 	}
 	return Spec{Raw: raw, Source: SourceGitHub, Owner: owner, Repo: repo, Ref: ref}, nil

@@ -26,6 +26,7 @@ func TestParseSpecValid(t *testing.T) {
 		{"x@*", Spec{Source: SourceRegistry, Name: "x", Selector: "*", SelectorKind: SelectRange}},
 		{"github:owner/repo", Spec{Source: SourceGitHub, Owner: "owner", Repo: "repo"}},
 		{"github:owner/repo.git#v1.2.0", Spec{Source: SourceGitHub, Owner: "owner", Repo: "repo", Ref: "v1.2.0"}},
+		{"github:o/r#semver:^1.2", Spec{Source: SourceGitHub, Owner: "o", Repo: "r", Ref: "semver:^1.2"}},
 		{"./x-1.0.0.tgz", Spec{Source: SourceLocalTarball, Path: "x-1.0.0.tgz"}},
 		{"x-1.0.0.tar.gz", Spec{Source: SourceLocalTarball, Path: "x-1.0.0.tar.gz"}},
 		{"/abs/p.TGZ", Spec{Source: SourceLocalTarball, Path: "/abs/p.TGZ"}},

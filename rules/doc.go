@@ -6,5 +6,8 @@
 // Every function here takes evidence bytes and recorded observations and
 // returns results. Nothing here does I/O or reads the clock; the runner and
 // the verifier call the same functions, which is what makes a verdict in a
-// bundle re-derivable. The normative description is SPEC.md section 6.
+// bundle re-derivable. The normative description is SPEC.md sections
+// "T1 install", "T2 list", "T3 mount", "T4 boot", "first_error",
+// "Propagation and stability" and "Fingerprint". Shared test vectors:
+// testdata/dsh-evidence (real dsh output) with its expected.json.
 package rules

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// SPEC.md "first_error": how output bytes become lines.
+// SPEC.md "Output lines": how output bytes become lines.
 
 // splitLines splits output into lines on "\n", drops a trailing "\r",
 // removes ANSI escape sequences and other control characters, and makes

@@ -129,6 +129,9 @@ func check531(s *state) ClauseResult {
 	return ClauseResult{Status: Conforming, Observed: obs + "; includes lib and the patch file", Warnings: warns}
 }
 
+// maxDepth bounds how deep the walk under dsh descends.
+const maxDepth = 64
+
 // depFields are the fields clause 5.3.2 reads; devDependencies is excluded.
 var depFields = []string{"dependencies", "optionalDependencies", "peerDependencies"}
 
@@ -186,10 +189,14 @@ func check532(s *state) ClauseResult {
 		}
 	}
 	if d, ok := s.pkg["dsh"]; ok {
-		n := 0
-		var walk func(where string, v any)
-		walk = func(where string, v any) {
+		n, deep := 0, false
+		var walk func(where string, v any, depth int)
+		walk = func(where string, v any, depth int) {
 			if n++; n > maxWalk {
+				return
+			}
+			if depth > maxDepth {
+				deep = true
 				return
 			}
 			switch t := v.(type) {
@@ -200,15 +207,21 @@ func check532(s *state) ClauseResult {
 				}
 			case []any:
 				for i, x := range t {
-					walk(fmt.Sprintf("%s[%d]", where, i), x)
+					walk(fmt.Sprintf("%s[%d]", where, i), x, depth+1)
 				}
 			case map[string]any:
 				for _, k := range sortedKeys(t) {
-					walk(where+"."+k, t[k])
+					walk(where+"."+k, t[k], depth+1)
 				}
 			}
 		}
-		walk("dsh", d)
+		walk("dsh", d, 0)
+		if n > maxWalk {
+			warns = append(warns, fmt.Sprintf("only the first %d values under dsh were checked", maxWalk))
+		}
+		if deep {
+			warns = append(warns, fmt.Sprintf("values nested deeper than %d levels under dsh were not checked", maxDepth))
+		}
 	}
 	obs := plural(count, "value") + " checked"
 	if len(probs) > 0 {

@@ -2,6 +2,7 @@ package static
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -106,7 +107,7 @@ func check553(s *state) ClauseResult {
 	d := s.perms
 	if d.problem != "" {
 		return ClauseResult{Status: NonConforming, Observed: d.describe(),
-			Message: d.problem + "; dsh.permissions shall be an array of strings (" + strings.Join(KnownPermissions, ", ") + "), and a declaration that cannot be read cannot be shown free of the red line",
+			Message:  d.problem + "; dsh.permissions shall be an array of strings (" + strings.Join(KnownPermissions, ", ") + "), and a declaration that cannot be read cannot be shown free of the red line",
 			Warnings: d.warnings}
 	}
 	if !d.declared {
@@ -121,9 +122,9 @@ func check553(s *state) ClauseResult {
 	ok, missing := readmeException(s.in.README, partners)
 	if ok {
 		return ClauseResult{Status: Conforming, Observed: d.describe() + "; red-line combination " + combo + " with a registered README exception",
-			Warnings: append(d.warnings, "registered exception: the README's Permissions section explains "+combo+" and the data flow; this is still high risk (DSHIO/T 10 5.5.3)")}
+			Warnings: append(slices.Clone(d.warnings), "registered exception: the README's Permissions section explains "+combo+" and the data flow; this is still high risk (DSHIO/T 10 5.5.3)")}
 	}
 	return ClauseResult{Status: NonConforming, Observed: d.describe() + "; red-line combination " + combo,
-		Message: "declaring " + combo + " is a red line: together they form a complete path to read local data and send it out (DSHIO/T 10 3.4); no exception is registered in the README: " + joinBounded(missing),
+		Message:  "declaring " + combo + " is a red line: together they form a complete path to read local data and send it out (DSHIO/T 10 3.4); no exception is registered in the README: " + joinBounded(missing),
 		Warnings: d.warnings}
 }

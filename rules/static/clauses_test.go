@@ -247,3 +247,44 @@ func TestConformingStaticFollowsCriticalOnly(t *testing.T) {
 		t.Errorf("conforming_static %v warnings %q", ptrStr(rep.ConformingStatic), rep.Warnings)
 	}
 }
+
+func TestDeepNesting(t *testing.T) {
+	deepJSON := `{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"},"extra":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}}`
+	deepYAML := "- insert:\n    - id: a\n      name: a\n      config: " + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "\n"
+	selfAlias := "- &a\n  insert: [*a]\n"
+	for name, in := range map[string]Input{
+		"json":       {PackageJSON: []byte(deepJSON), Patch: []byte(okPatch)},
+		"yaml":       {PackageJSON: []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`), Patch: []byte(deepYAML), EntrySchema: []byte(`{"properties":{"config":{"type":"object"}}}`)},
+		"self alias": {PackageJSON: []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`), Patch: []byte(selfAlias)},
+	} {
+		in.InstalledSize = -1
+		rep := Check(in)
+		checkInvariants(t, rep)
+		t.Logf("%s: unresolvable=%v 5.1.3=%s 5.1.5=%s", name, rep.Unresolvable, statusOf(rep, "5.1.3"), statusOf(rep, "5.1.5"))
+	}
+}
+
+func statusOf(r Report, id string) Status {
+	for _, c := range r.Clauses {
+		if c.Clause == id {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+func TestDSHWalkDepthBound(t *testing.T) {
+	deep := `"file:./x"`
+	for range maxDepth + 5 {
+		deep = `{"a":` + deep + `}`
+	}
+	in := Input{PackageJSON: []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"},"x":` + deep + `}}`), Patch: []byte(okPatch)}
+	c := clause(t, in, "5.3.2")
+	if c.Status != Conforming || !strings.Contains(strings.Join(c.Warnings, ""), "deeper than") {
+		t.Errorf("%s %q", c.Status, c.Warnings)
+	}
+	in.PackageJSON = []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"},"x":{"a":{"b":["ok","file:./y"]}}}}`)
+	if c := clause(t, in, "5.3.2"); c.Status != NonConforming || !strings.Contains(c.Message, `dsh.x.a.b[1] = "file:./y"`) {
+		t.Errorf("%s %s", c.Status, c.Message)
+	}
+}

@@ -79,3 +79,37 @@ func checkInvariants(t *testing.T, rep Report) {
 		t.Fatalf("conforming_static %v with critical non-conformance %v", *rep.ConformingStatic, critical)
 	}
 }
+
+// FuzzFields builds well-formed package.json documents around arbitrary
+// field values, so the fuzzer reaches the semver, files, local-path,
+// permission and README logic instead of stopping at JSON syntax.
+func FuzzFields(f *testing.F) {
+	f.Add(">=0.2.0-rc.2", "lib/index.js", "lib", "file:./x", "./cordis.patch.yml", "network", "## Permissions\n- Why network: fetches data from the API.\n- Data flow: from API -> disk\n", okPatch)
+	f.Add(">=0.2.0-rc.2 <0.2.2-0 || ^1.x", "a.mjs", "**/*.y?l", "/abs", "../x", "SHELL", "# Permissions\n```\n", "- insert: [*a]")
+	f.Add("1.2.3 - 2.3.4", "", "[", "^1", "", "fs-write", "", "")
+	f.Fuzz(func(t *testing.T, rng, main, filesItem, dep, patchPath, perm, readme, patch string) {
+		pkg := map[string]any{
+			"main":             main,
+			"files":            []any{filesItem, "lib"},
+			"engines":          map[string]any{"dsh": rng},
+			"dependencies":     map[string]any{"d": dep},
+			"peerDependencies": map[string]any{"@deepseek-ai/dsh-x": rng},
+			"dsh": map[string]any{
+				"bundle":      map[string]any{"patch": patchPath},
+				"permissions": []any{"network", perm},
+			},
+		}
+		pj, err := json.Marshal(pkg)
+		if err != nil {
+			t.Skip()
+		}
+		for _, size := range []int64{-1, 1} {
+			in := Input{PackageJSON: pj, Patch: []byte(patch), README: []byte(readme), InstalledSize: size, Baseline: "0.2.2-rc.1"}
+			rep := Check(in)
+			checkInvariants(t, rep)
+			if rep.Unresolvable {
+				t.Fatalf("well-formed package.json unresolvable: %s", rep.Reason)
+			}
+		}
+	})
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	vecDir = "../../testdata/vectors/"
+	vecKey = vecDir + "keys/signer.pub"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := execute(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestVerifyExitCodes(t *testing.T) {
+	notBundle := filepath.Join(t.TempDir(), "x.tar.zst")
+	os.WriteFile(notBundle, []byte("hello"), 0o644)
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		out  string
+	}{
+		{"verified", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey}, 0, "RESULT: verified"},
+		{"tampered", []string{"verify", vecDir + "edited_stdout.dshaudit.tar.zst", "--key", vecKey}, 1, "RESULT: tampered"},
+		{"other key", []string{"verify", vecDir + "other_key.dshaudit.tar.zst", "--key", vecKey}, 1, "RESULT: signature invalid"},
+		{"no policy", []string{"verify", vecDir + "pass.dshaudit.tar.zst"}, 2, ""},
+		{"two policies", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--trusted-root", vecKey}, 2, ""},
+		{"not a bundle", []string{"verify", notBundle, "--key", vecKey}, 2, ""},
+		{"missing file", []string{"verify", "/nonexistent.tar.zst", "--key", vecKey}, 2, ""},
+		{"claim backed", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/backed-readme.md"}, 0, "CLAIM: claim backed"},
+		{"claim contradicts", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/wrong-date.md"}, 1, "CLAIM: claim contradicts bundle"},
+		{"many with failures", []string{"verify", vecDir, "--key", vecKey}, 1, "verified"},
+		{"unknown flag", []string{"verify", "--bogus"}, 2, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errOut)
+			}
+			if !strings.Contains(out, c.out) {
+				t.Errorf("stdout lacks %q:\n%s", c.out, out)
+			}
+			if c.code == 2 && errOut == "" {
+				t.Errorf("usage error without a message on stderr")
+			}
+		})
+	}
+}
+
+func TestVerifyJSON(t *testing.T) {
+	code, out, _ := runCLI(t, "verify", vecDir+"swapped_verdict.dshaudit.tar.zst", "--key", vecKey, "--json")
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	var r struct {
+		MediaType     string `json:"media_type"`
+		SchemaVersion int    `json:"schema_version"`
+		Status        string
+		Findings      []struct{ Class, Field string }
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if r.MediaType != "application/vnd.dshaudit.verify-result.v1+json" || r.SchemaVersion != 1 || r.Status != "verdict mismatch" || len(r.Findings) == 0 {
+		t.Errorf("unexpected result: %+v", r)
+	}
+}
+
+func TestVerifyClaimFromTarball(t *testing.T) {
+	// An npm-style tarball whose README is the backed claim, but whose
+	// package.json names another version: not backed (DSHIO/T 10 7.2).
+	dir := t.TempDir()
+	readme, _ := os.ReadFile("../../testdata/claims/backed-readme.md")
+	tgz := filepath.Join(dir, "hello-dsh-plugin-1.0.1.tgz")
+	writeTgz(t, tgz, map[string][]byte{
+		"package/package.json": []byte(`{"name":"hello-dsh-plugin","version":"1.0.1"}`),
+		"package/README.md":    readme,
+	})
+	code, out, _ := runCLI(t, "verify", vecDir+"pass.dshaudit.tar.zst", "--key", vecKey, "--claim", tgz)
+	if code != 1 || !strings.Contains(out, "hello-dsh-plugin@1.0.1") || !strings.Contains(out, "CLAIM: claim contradicts bundle") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+func TestHelpHasExamples(t *testing.T) {
+	root := newRootCmd(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	for _, c := range root.Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if c.Example == "" && !c.HasSubCommands() {
+			t.Errorf("%s: --help has no examples", c.Name())
+		}
+		if !strings.Contains(c.Long, "Exit codes") && !c.HasSubCommands() {
+			t.Errorf("%s: --help does not document exit codes", c.Name())
+		}
+	}
+}

@@ -1,0 +1,85 @@
+#!/bin/sh
+# setup.sh — make a fresh Debian bookworm machine (as root) ready for
+# dshaudit: install podman, runc, debootstrap, busybox-static, zstd and
+# ca-certificates if missing, make podman use runc, create the Debian
+# bookworm minbase root filesystem once, build the default dsh sandbox image
+# (cached by its input digests) and load it into podman.
+#
+# Idempotent: a second run changes nothing and only re-prints the image
+# reference. Every step says what it does on stderr.
+#
+# Result: NAME@sha256:<manifest digest> on stdout, and written to
+#   $DSHAUDIT_CACHE/sandbox-image.ref
+# where DSHAUDIT_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/dshaudit
+# (the same default as `dshaudit image build --cache-dir`).
+set -eu
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+REPO=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+CACHE=${DSHAUDIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dshaudit}
+ROOTFS=$CACHE/rootfs/debian-bookworm-minbase
+REF_FILE=$CACHE/sandbox-image.ref
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+[ "$(id -u)" = 0 ] || die "run as root (podman is used rootful, debootstrap needs root)"
+if [ -r /etc/os-release ]; then
+	. /etc/os-release
+	[ "${ID:-}" = debian ] || say "warning: this script is written for Debian bookworm, found ${PRETTY_NAME:-unknown}"
+fi
+
+# 1. Packages. apt-get update runs at most once, and only when something
+#    is missing.
+missing=""
+for pkg in podman runc debootstrap busybox-static zstd ca-certificates; do
+	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $pkg"
+	fi
+done
+if [ -n "$missing" ]; then
+	say "apt-get update"
+	DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+	say "apt-get install -y$missing"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >&2
+else
+	say "packages present: podman runc debootstrap busybox-static zstd ca-certificates"
+fi
+
+command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || die "Go is not installed (need Go 1.26.x; see go.mod)"
+command -v go >/dev/null 2>&1 || PATH=/usr/local/go/bin:$PATH
+
+# 2. podman's runtime: crun fails on these hosts ("cgroups in hybrid mode
+#    not supported"), runc works. dshaudit passes --runtime runc itself;
+#    this drop-in makes plain podman commands (README) use runc too.
+CONF=/etc/containers/containers.conf.d/50-dshaudit-runc.conf
+if [ ! -f "$CONF" ]; then
+	say "writing $CONF ([engine] runtime = \"runc\")"
+	mkdir -p /etc/containers/containers.conf.d
+	printf '# written by dshaudit scripts/setup.sh: crun fails here, runc works\n[engine]\nruntime = "runc"\n' >"$CONF"
+else
+	say "$CONF present"
+fi
+
+# 3. The base root filesystem, made once. Its identity is the diffID of the
+#    normalised layer dshaudit writes from it (recorded in the image).
+if [ ! -d "$ROOTFS" ]; then
+	say "debootstrap --variant=minbase bookworm $ROOTFS.partial $MIRROR (about a minute)"
+	rm -rf "$ROOTFS.partial"
+	mkdir -p "$(dirname "$ROOTFS")"
+	debootstrap --variant=minbase bookworm "$ROOTFS.partial" "$MIRROR" >&2
+	mv "$ROOTFS.partial" "$ROOTFS"
+else
+	say "base rootfs present: $ROOTFS"
+fi
+
+# 4. The default sandbox image, cached by its input digests, loaded into
+#    podman (skipped when podman already holds that digest).
+say "building the default sandbox image (cached after the first run)"
+cd "$REPO"
+ref=$(go run ./cmd/dshaudit image build --rootfs "$ROOTFS" --cache-dir "$CACHE" --load)
+[ -n "$ref" ] || die "image build printed no reference"
+printf '%s\n' "$ref" >"$REF_FILE.tmp"
+mv "$REF_FILE.tmp" "$REF_FILE"
+say "sandbox image: $ref (written to $REF_FILE)"
+printf '%s\n' "$ref"

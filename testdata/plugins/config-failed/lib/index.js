@@ -1,0 +1,2 @@
+export const name = 'dshaudit-fixture-config-failed'
+export function apply(ctx) {}

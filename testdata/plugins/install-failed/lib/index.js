@@ -1,0 +1,2 @@
+export const name = 'dshaudit-fixture-install-failed'
+export function apply(ctx) {}

@@ -1,0 +1,2 @@
+export const name = 'dshaudit-fixture-not-registered'
+export function apply(ctx) {}

@@ -1,0 +1,2 @@
+export const name = 'dshaudit-fixture-pass'
+export function apply(ctx) {}

@@ -1,0 +1,2 @@
+export const name = 'dshaudit-fixture-unstable'
+export function apply(ctx) {}
