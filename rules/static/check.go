@@ -69,6 +69,11 @@ type state struct {
 	insertItems []insertItem // mapping items of the top list that have insert
 	// 5.5.3 / 5.5.2
 	perms permissionDecl
+	// The README exception check for perms' red line (5.5.3), and whether
+	// the README has a Permissions section (5.5.2 material), done once.
+	exceptionOK      bool
+	exceptionMissing []string
+	hasPermSection   bool
 }
 
 // Check runs the T0 static clauses (DSHIO/T 10 chapter 5, DSHIO/T 20 5) on
@@ -86,6 +91,8 @@ func Check(in Input) Report {
 	}
 	s := &state{in: in, pkg: pkg}
 	s.perms = readPermissions(pkg)
+	s.exceptionOK, s.exceptionMissing = readmeException(in.README, s.perms.redLine())
+	s.hasPermSection = in.README != nil && len(permissionSections(string(bounded(in.README)))) > 0
 
 	rep := Report{Clauses: make([]ClauseResult, 0, len(checklist))}
 	conforming := true

@@ -70,9 +70,9 @@ func check551(s *state) ClauseResult {
 // SPEC.md "5.5.1 and 5.5.2 Human judgement".
 func check552(s *state) ClauseResult {
 	mat := []string{"declared permission set: " + s.perms.describe()}
-	if ok, _ := readmeException(s.in.README, s.perms.redLine()); ok {
+	if s.exceptionOK && len(s.perms.redLine()) > 0 {
 		mat = append(mat, "README: has a Permissions section with a registered red-line exception")
-	} else if s.in.README != nil && len(permissionSections(string(bounded(s.in.README)))) > 0 {
+	} else if s.hasPermSection {
 		mat = append(mat, "README: has a Permissions section")
 	}
 	var deps []string
@@ -119,7 +119,7 @@ func check553(s *state) ClauseResult {
 		return ClauseResult{Status: Conforming, Observed: d.describe(), Warnings: d.warnings}
 	}
 	combo := "network + " + strings.Join(partners, " + ")
-	ok, missing := readmeException(s.in.README, partners)
+	ok, missing := s.exceptionOK, s.exceptionMissing
 	if ok {
 		return ClauseResult{Status: Conforming, Observed: d.describe() + "; red-line combination " + combo + " with a registered README exception",
 			Warnings: append(slices.Clone(d.warnings), "registered exception: the README's Permissions section explains "+combo+" and the data flow; this is still high risk (DSHIO/T 10 5.5.3)")}

@@ -40,6 +40,7 @@ var (
 	itemRE      = regexp.MustCompile(`(?i)^\s*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(why network|why shell|why fs-write|why write|data flow)\s*:\s*(.*)$`)
 	fromToRE    = regexp.MustCompile(`(?i)\bfrom\b.+\bto\b`)
 	commentRE   = regexp.MustCompile(`(?s)<!--.*?-->`)
+	unemphasis  = strings.NewReplacer("**", "", "__", "")
 )
 
 // exceptionLabel maps an item label to what it explains.
@@ -162,7 +163,7 @@ func exceptionItems(lines []string) map[string]string {
 		key, text = "", nil
 	}
 	for _, raw := range lines {
-		line := strings.NewReplacer("**", "", "__", "").Replace(raw)
+		line := unemphasis.Replace(raw)
 		if m := itemRE.FindStringSubmatch(line); m != nil {
 			flush()
 			key = exceptionLabel[strings.ToLower(m[1])]

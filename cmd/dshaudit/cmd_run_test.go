@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dshaudit/dshaudit/runner"
+)
+
+func runRunCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = execute(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func runTestKey(t *testing.T) (priv, pub string) {
+	t.Helper()
+	dir := t.TempDir()
+	if code, _, errs := runRunCLI(t, "key", "generate", "--out-dir", dir, "--name", "k"); code != 0 {
+		t.Fatalf("key generate: %d %s", code, errs)
+	}
+	return filepath.Join(dir, "k.key"), filepath.Join(dir, "k.pub")
+}
+
+const fakePinned = "localhost/x:1@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+func TestRunUsageErrors(t *testing.T) {
+	key, _ := runTestKey(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unpinned image", []string{"run", "./x", "--image", "localhost/x:1", "--key", key}, "sha256"},
+		{"no image", []string{"run", "./x", "--key", key}, "--image"},
+		{"no key", []string{"run", "./x", "--image", fakePinned}, "--key"},
+		{"bad key", []string{"run", "./x", "--image", fakePinned, "--key", "/nonexistent"}, "--key"},
+		{"two specs", []string{"run", "a", "b", "--image", fakePinned, "--key", key}, "exactly one"},
+		{"out dir missing", []string{"run", "./x", "--image", fakePinned, "--key", key, "--out", "/nonexistent/dir/b.tar.zst"}, "not writable"},
+		{"bad progress", []string{"run", "./x", "--image", fakePinned, "--key", key, "--progress", "sometimes"}, "--progress"},
+	} {
+		code, out, errs := runRunCLI(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit %d mentioning %q", tc.name, code, errs, out, ExitUsage, tc.want)
+		}
+	}
+}
+
+// TestRunEngineMissing: docker's client is installed here but no daemon
+// runs, so the docker engine cannot be used: exit 3, no bundle.
+func TestRunEngineMissing(t *testing.T) {
+	key, _ := runTestKey(t)
+	out := filepath.Join(t.TempDir(), "b.dshaudit.tar.zst")
+	code, _, errs := runRunCLI(t, "run", "../../testdata/plugins/pass", "--image", fakePinned, "--key", key, "--engine", "docker", "--out", out)
+	if code != ExitCouldNotRun || !strings.Contains(errs, "engine") {
+		t.Errorf("exit %d stderr %q, want %d naming the engine", code, errs, ExitCouldNotRun)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a bundle was written")
+	}
+}
+
+// cliImage is the sandbox image scripts/setup.sh builds (see
+// runner/e2e_test.go); missing is a failure.
+func cliImage(t *testing.T) string {
+	t.Helper()
+	if ref := strings.TrimSpace(os.Getenv("DSHAUDIT_E2E_IMAGE")); ref != "" {
+		return ref
+	}
+	cache := os.Getenv("DSHAUDIT_CACHE")
+	if cache == "" {
+		base := os.Getenv("XDG_CACHE_HOME")
+		if base == "" {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".cache")
+		}
+		cache = filepath.Join(base, "dshaudit")
+	}
+	b, err := os.ReadFile(filepath.Join(cache, "sandbox-image.ref"))
+	if err != nil || strings.TrimSpace(string(b)) == "" {
+		t.Fatalf("needs the sandbox image: run scripts/setup.sh or set DSHAUDIT_E2E_IMAGE: %v", err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// TestRunCLIEndToEnd runs the install-failed fixture for real through the
+// CLI with --json, then verifies the bundle with `dshaudit verify`.
+func TestRunCLIEndToEnd(t *testing.T) {
+	img := cliImage(t)
+	key, pub := runTestKey(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "if.dshaudit.tar.zst")
+	code, stdout, errs := runRunCLI(t, "run", "../../testdata/plugins/install-failed", "--image", img, "--key", key,
+		"--t1-workspace-root", "--repeat", "1", "--out", out, "--json")
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want %d (bundle written, verdict not pass); stderr:\n%s", code, ExitFindings, errs)
+	}
+	var sum runner.Summary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, stdout)
+	}
+	if sum.MediaType != runner.SummaryMediaType || sum.SchemaVersion != 1 || sum.Verdict != "install_failed" || sum.Usable {
+		t.Errorf("summary %+v", sum)
+	}
+	if len(sum.Deviations) != 3 || sum.Bundle != out || !strings.HasPrefix(sum.BundleSHA256, "sha256:") {
+		t.Errorf("deviations %+v bundle %q %q", sum.Deviations, sum.Bundle, sum.BundleSHA256)
+	}
+	if len(sum.Repetitions) != 1 || sum.Repetitions[0].Stages[0].Status != "failed" || sum.Repetitions[0].Stages[1].Status != "not_executed" {
+		t.Errorf("stage table %+v", sum.Repetitions)
+	}
+	if !strings.Contains(sum.Repetitions[0].Stages[0].FirstError, "nonexistent-pkg-dshaudit-xyz") {
+		t.Errorf("first_error %q does not name the missing dependency", sum.Repetitions[0].Stages[0].FirstError)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("files next to --out: %v", ents)
+	}
+	code, vout, verrs := runRunCLI(t, "verify", out, "--key", pub)
+	if code != 0 || !strings.Contains(vout, "claimed install_failed, re-derived install_failed") {
+		t.Errorf("verify: exit %d\n%s\n%s", code, vout, verrs)
+	}
+}

@@ -1,0 +1,79 @@
+package replay
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dshaudit/dshaudit/bundle"
+)
+
+func side(t *testing.T, name string) Side {
+	t.Helper()
+	f, err := os.Open("../testdata/vectors/" + name + ".dshaudit.tar.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := bundle.Read(f, bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := bundle.DecodeManifest(a.RawManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Side{Manifest: m, Files: a.Files}
+}
+
+func TestCompareSame(t *testing.T) {
+	c := Compare(side(t, "pass"), side(t, "pass"))
+	if c.Outcome != Reproduced || c.FirstDifferent != "" || !c.FingerprintsEqual || len(c.Rows) != 8 {
+		t.Fatalf("%+v", c)
+	}
+}
+
+func TestCompareDifferentNamesStage(t *testing.T) {
+	c := Compare(side(t, "pass"), side(t, "unstable"))
+	if c.Outcome != Different {
+		t.Fatalf("outcome %s", c.Outcome)
+	}
+	if c.FirstDifferent != "repetition 2 T4" {
+		t.Errorf("first different %q, want repetition 2 T4", c.FirstDifferent)
+	}
+	if len(c.Diff) == 0 {
+		t.Error("no diff shown for the differing evidence")
+	}
+	for _, r := range c.Rows {
+		if (r.Repetition == 2 && r.Stage == "T4") == r.Same {
+			t.Errorf("row %d %s same=%v", r.Repetition, r.Stage, r.Same)
+		}
+	}
+}
+
+func TestCompareVerdictChange(t *testing.T) {
+	c := Compare(side(t, "pass"), side(t, "boot_failed"))
+	if c.Outcome != Different || !strings.HasPrefix(c.FirstDifferent, "repetition 1 T1") {
+		t.Fatalf("%s %q", c.Outcome, c.FirstDifferent)
+	}
+}
+
+func TestNormalise(t *testing.T) {
+	for in, want := range map[string]string{
+		"Done in 1.1s using pnpm v9.15.9\n":                        "Done in <DURATION> using pnpm v9.15.9\n",
+		"(node:12) [DEP0169] DeprecationWarning\n":                 "(<PID>) [DEP0169] DeprecationWarning\n",
+		"dsh web: http://127.0.0.1:3080\n":                         "dsh web: http://127.0.0.1:<PORT>\n",
+		"at 2026-11-29T18:00:01.123Z ok\n":                         "at <TIME> ok\n",
+		"open /tmp/dshaudit-123/x.tgz failed\n":                    "open <TMP> failed\n",
+		"   ╭──╮\n   │ Update available! │\n   ╰──╯\nPackages: +1\n": "Packages: +1\n",
+		"Progress: resolved 1, reused 0, downloaded 1, added 1, done\n+ x 1.0.0\n": "+ x 1.0.0\n",
+	} {
+		if got := string(Normalise([]byte(in))); got != want {
+			t.Errorf("Normalise(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// What must reproduce is not normalised away.
+	if string(Normalise([]byte("+ hello-dsh-plugin 1.0.0\n"))) != "+ hello-dsh-plugin 1.0.0\n" {
+		t.Error("normalisation changed the added-dependency line")
+	}
+}

@@ -1,0 +1,48 @@
+package replay
+
+import (
+	"bytes"
+	"regexp"
+)
+
+// A normalisation rule replaces what legitimately differs between two
+// runs of the same sequence (SPEC.md "Replay", "Normalisation").
+type rule struct {
+	name string
+	re   *regexp.Regexp
+	with []byte
+}
+
+// rules are applied in order to every evidence file before comparison.
+var rules = []rule{
+	// pnpm's notices that depend on the registry's state today.
+	{"pnpm update notice", regexp.MustCompile(`(?m)^[ \t]*[╭│╰].*\n?`), nil},
+	{"progress lines", regexp.MustCompile(`(?m)^Progress: .*\n?`), nil},
+	{"timestamps", regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`), []byte("<TIME>")},
+	{"durations", regexp.MustCompile(`\b\d+(\.\d+)?(ms|s)\b`), []byte("<DURATION>")},
+	{"pids", regexp.MustCompile(`\((node|pid):\d+\)|\bpid[ =:]\d+\b`), []byte("(<PID>)")},
+	{"temporary paths", regexp.MustCompile(`/tmp/[^\s'"():]+`), []byte("<TMP>")},
+	{"loopback ports", regexp.MustCompile(`\b(127\.0\.0\.1|localhost|\[::1\]):\d+`), []byte("$1:<PORT>")},
+}
+
+// RuleNames lists the normalisations, in the order they are applied.
+func RuleNames() []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.name
+	}
+	return out
+}
+
+// Normalise applies every rule to b.
+func Normalise(b []byte) []byte {
+	out := append([]byte(nil), b...)
+	for _, r := range rules {
+		if bytes.Contains(r.with, []byte("$")) {
+			out = r.re.ReplaceAll(out, r.with)
+		} else {
+			out = r.re.ReplaceAllLiteral(out, r.with)
+		}
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# bench-runner.sh — runner overhead ratio (issue 4 benchmark, target <= 1.10):
+# wall time of `dshaudit run` of testdata/plugins/pass over the wall time of
+# the same container commands run bare by this script, measured alternately
+# in the same session.
+#
+# The bare sequence does what the run needs and nothing more: npm pack of
+# the fixture, the three version queries, then per repetition a fresh
+# profile directory and T1–T4, each `podman run` with the flags dshaudit's
+# engine uses (runc, limits, ulimits, network, mounts, env), T4 observed
+# for 12 s from the moment podman reports the container running, then
+# killed. Both sides run 2 repetitions with -w (--t1-workspace-root).
+#
+# Usage: scripts/bench-runner.sh [ROUNDS]   (default 2)
+# Image: $DSHAUDIT_E2E_IMAGE or the ref file scripts/setup.sh writes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-2}
+CACHE=${DSHAUDIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dshaudit}
+IMAGE=${DSHAUDIT_E2E_IMAGE:-$(cat "$CACHE/sandbox-image.ref" 2>/dev/null || true)}
+[ -n "$IMAGE" ] || { echo "bench-runner: no image: run scripts/setup.sh or set DSHAUDIT_E2E_IMAGE" >&2; exit 1; }
+CA=/etc/ssl/certs/ca-certificates.crt
+
+WORK=$(mktemp -d /tmp/dshaudit-bench.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+go build -o "$WORK/dshaudit" ./cmd/dshaudit
+"$WORK/dshaudit" key generate --out-dir "$WORK" --name bench >/dev/null
+
+now() { date +%s.%N; }
+
+run_tool() {
+	"$WORK/dshaudit" run "$PWD/testdata/plugins/pass" --image "$IMAGE" --key "$WORK/bench.key" \
+		--t1-workspace-root --repeat 2 --out "$WORK/b.dshaudit.tar.zst" --json --progress never >"$WORK/tool.json"
+}
+
+# Same flags as engine.CLI.runArgs.
+P=(podman --runtime runc run --rm --pull=never --memory 768m --cpus 1 --pids-limit 256
+	--ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --http-proxy=false --unsetenv TERM)
+
+run_bare() {
+	local pk="$WORK/pkgs" img n rep home
+	img=$(podman image inspect --format '{{.Id}}' "$IMAGE")
+	rm -rf "$pk" && mkdir -p "$pk"
+	(cd "$pk" && npm pack --ignore-scripts "$OLDPWD/testdata/plugins/pass" >/dev/null 2>&1)
+	local tgz
+	tgz=$(basename "$pk"/*.tgz)
+	for v in dsh node pnpm; do
+		"${P[@]}" --name "bench-$RANDOM$RANDOM" --network none --env DSH_HOME=/dsh-home --entrypoint "$v" "$img" --version >/dev/null
+	done
+	for rep in 1 2; do
+		home=$(mktemp -d "$WORK/profile.XXXXXX")
+		local M=(--env DSH_HOME=/dsh-home --mount "type=bind,source=$home,destination=/dsh-home"
+			--mount "type=bind,source=$pk,destination=/pkgs,readonly=true")
+		"${P[@]}" --name "bench-$RANDOM$RANDOM" --network host "${M[@]}" \
+			--env NODE_EXTRA_CA_CERTS=/etc/dshaudit/host-ca.crt --mount "type=bind,source=$CA,destination=/etc/dshaudit/host-ca.crt,readonly=true" \
+			--entrypoint dsh "$img" plugin --profile web add -w "/pkgs/$tgz" >"$WORK/t1.out" 2>&1
+		cat "$home/profiles/web/package.json" >/dev/null
+		du -sb "$home/profiles/web/node_modules" >/dev/null
+		"${P[@]}" --name "bench-$RANDOM$RANDOM" --network none "${M[@]}" --entrypoint dsh "$img" plugin --profile web list >"$WORK/t2.out" 2>&1
+		"${P[@]}" --name "bench-$RANDOM$RANDOM" --network none "${M[@]}" --entrypoint dsh "$img" --profile web --dump-config >"$WORK/t3.out" 2>&1
+		n="bench-$RANDOM$RANDOM"
+		"${P[@]}" --name "$n" --network none "${M[@]}" --entrypoint dsh "$img" --profile web >"$WORK/t4.out" 2>&1 &
+		local pid=$!
+		until [ "$(podman container inspect "$n" --format '{{.State.Running}}' 2>/dev/null)" = true ]; do sleep 0.02; done
+		sleep 12
+		podman kill --signal KILL "$n" >/dev/null 2>&1 || true
+		wait "$pid" || true
+		rm -rf "$home"
+	done
+}
+
+tool_total=0 bare_total=0
+for i in $(seq "$ROUNDS"); do
+	t0=$(now); run_bare; t1=$(now)
+	run_tool || { echo "bench-runner: dshaudit run failed" >&2; exit 1; }
+	t2=$(now)
+	b=$(echo "$t1 - $t0" | bc); t=$(echo "$t2 - $t1" | bc)
+	printf 'round %d: bare %.1fs  dshaudit run %.1fs  ratio %.3f  (verdict %s)\n' "$i" "$b" "$t" "$(echo "$t / $b" | bc -l)" \
+		"$(sed -n 's/^  "verdict": "\(.*\)",$/\1/p' "$WORK/tool.json")"
+	tool_total=$(echo "$tool_total + $t" | bc); bare_total=$(echo "$bare_total + $b" | bc)
+done
+printf 'total: bare %.1fs  dshaudit run %.1fs  overhead ratio %.3f (target <= 1.10)\n' "$bare_total" "$tool_total" "$(echo "$tool_total / $bare_total" | bc -l)"
