@@ -2,9 +2,9 @@ package attest
 
 import "errors"
 
-// Failure classes of signing and verification (SPEC.md "Signature",
-// "Failure classes"). Every error this package returns wraps exactly one
-// of them with %w, so callers branch with errors.Is.
+// Failure classes (SPEC.md "Signature", "Checks and failure classes").
+// Every error Verify returns wraps exactly one of them with %w, so callers
+// branch with errors.Is; key parsing and key generation errors wrap ErrKey.
 var (
 	// ErrNoSignature: there is no signature at all (empty signature file,
 	// or a DSSE envelope with no signature in it).

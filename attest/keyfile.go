@@ -59,8 +59,9 @@ func WriteKeyPair(dir, name string, kt KeyType) (KeyFiles, error) {
 	return kf, nil
 }
 
-// writeNew creates path exclusively with mode (not widened by the umask's
-// absence nor narrowed by it: the mode is set explicitly) and writes b.
+// writeNew creates path exclusively (never overwriting), sets mode
+// explicitly so the umask cannot change it, writes b and syncs. On failure
+// it removes what it created.
 func writeNew(path string, b []byte, mode fs.FileMode) (err error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -77,7 +78,11 @@ func Read(r io.Reader, lim Limits) (*Archive, error) {
 // and its padding, and data padding; plus the end-of-archive marker.
 func tarStreamLimit(lim Limits) int64 {
 	perEntry := int64(3*512) + roundBlock(int64(lim.MaxPathLen)+32)
-	return lim.MaxTotal + int64(lim.MaxEntries)*perEntry + 2*512
+	overhead := int64(lim.MaxEntries) * perEntry
+	if overhead/perEntry != int64(lim.MaxEntries) || lim.MaxTotal > math.MaxInt64-overhead-2*512 {
+		return math.MaxInt64 // limits so large that the other checks bind first
+	}
+	return lim.MaxTotal + overhead + 2*512
 }
 
 func roundBlock(n int64) int64 { return (n + 511) &^ 511 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +249,34 @@ func TestReadStreamCap(t *testing.T) {
 	_, err := Read(bytes.NewReader(compress(t, rawTar(t, man, e))), lim)
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("Read = %v, want ErrTooLarge", err)
+	}
+}
+
+// TestReadRefusesClaimedSizeBeforeAllocating: an entry header that claims
+// 1 GiB is refused from the header alone, without allocating for it.
+func TestReadRefusesClaimedSizeBeforeAllocating(t *testing.T) {
+	var buf bytes.Buffer
+	man := validManifestEntry(t)
+	full := rawTar(t, man)
+	buf.Write(full[:len(full)-1024]) // manifest entry, no end marker
+	tw := tar.NewWriter(&buf)
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "big", Size: 1 << 30, Mode: 0o644}); err != nil {
+		t.Fatal(err)
+	}
+	// Only the header block reaches buf; no data follows.
+	buf.Write(make([]byte, 1024))
+	bundle := compress(t, buf.Bytes())
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Read(bytes.NewReader(bundle), DefaultLimits())
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrEntryTooLarge) {
+		t.Fatalf("Read = %v, want ErrEntryTooLarge", err)
+	}
+	// The decoder's window (8 MiB) and buffers are expected; 1 GiB is not.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("Read allocated %d bytes for a refused entry", got)
 	}
 }

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// Epoch is the modification time of every entry (SPEC.md "Bundle
+// epoch is the modification time of every entry (SPEC.md "Bundle
 // layout"): the Unix epoch, so that the archive does not depend on when
 // it was written. The run's times are in the manifest.
-var Epoch = time.Unix(0, 0).UTC()
+var epoch = time.Unix(0, 0).UTC()
 
 // entryMode is the permission of every entry.
 const entryMode = 0o644
@@ -125,7 +125,7 @@ func writeEntry(tw *tar.Writer, e entry) error {
 		Name:     e.path,
 		Size:     int64(len(e.data)),
 		Mode:     entryMode,
-		ModTime:  Epoch,
+		ModTime:  epoch,
 	}
 	if err := tw.WriteHeader(hdr); err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 // the bytes of every bundle written afterwards, so they are constants.
 const (
 	// EncoderLevel is the klauspost/compress zstd level.
-	EncoderLevel = zstd.SpeedBestCompression
+	EncoderLevel = zstd.SpeedBetterCompression
 	// EncoderWindow is the zstd window size in bytes.
 	EncoderWindow = 8 << 20
 )

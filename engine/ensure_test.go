@@ -7,6 +7,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -252,5 +253,19 @@ func TestEnsureImageRegistryDown(t *testing.T) {
 	_, err := f.eng.EnsureImage(ctxT(t), host+"/enginetest/down@"+d.String(), FromRegistry(true))
 	if !errors.Is(err, ErrRegistryUnreachable) {
 		t.Fatalf("closed registry: %v, want ErrRegistryUnreachable", err)
+	}
+}
+
+func TestFindManifestDetectsTamperedBlob(t *testing.T) {
+	img := buildTestImage(t, "tamper")
+	d, _ := digestOf(t, img)
+	dir := t.TempDir()
+	writeLayout(t, dir, img)
+	blob := filepath.Join(dir, "blobs", "sha256", d.Hex)
+	b, err := os.ReadFile(blob)
+	must(t, err)
+	must(t, os.WriteFile(blob, append(b, ' '), 0o644))
+	if _, err := findManifest(dir, d); !errors.Is(err, ErrDigestMismatch) {
+		t.Errorf("tampered manifest blob: %v, want ErrDigestMismatch", err)
 	}
 }

@@ -43,6 +43,11 @@ type localManifest struct {
 // are stored under. Only image manifests are accepted: an image index's
 // digest is not what an engine runs.
 func findManifest(dir string, want v1.Hash) (*localManifest, error) {
+	if st, err := os.Stat(filepath.Join(dir, "index.json")); err != nil {
+		return nil, fmt.Errorf("read OCI layout %q: %w", dir, err)
+	} else if st.Size() > maxManifestBytes {
+		return nil, fmt.Errorf("read OCI layout %q: index.json is %d bytes, more than %d", dir, st.Size(), maxManifestBytes)
+	}
 	lp, err := layout.FromPath(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read OCI layout %q: %w", dir, err)

@@ -142,3 +142,14 @@ func TestExtractArchiveRefusesEscapes(t *testing.T) {
 		}
 	}
 }
+
+func TestTestImageIsDeterministic(t *testing.T) {
+	a, b := buildTestImage(t, "same"), buildTestImage(t, "same")
+	da, err := a.Digest()
+	must(t, err)
+	db, err := b.Digest()
+	must(t, err)
+	if da != db {
+		t.Errorf("two builds differ: %s %s", da, db)
+	}
+}

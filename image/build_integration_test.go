@@ -126,7 +126,10 @@ func TestImageRunsAndBootsInPodman(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := DefaultName(DefaultDshVersion)
+	// A name of its own, so the load really happens (podman may already
+	// hold the default name) and other users of the default are untouched.
+	name := fmt.Sprintf("localhost/dshaudit-image-test:%d", time.Now().UnixNano())
+	defer podman(t, "rmi", name)
 	archive := filepath.Join(t.TempDir(), "image.oci.tar")
 	t0 := time.Now()
 	if err := WriteArchive(archive, r.Image, name); err != nil {
@@ -136,7 +139,7 @@ func TestImageRunsAndBootsInPodman(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("archive + load into podman: %.1fs", time.Since(t0).Seconds())
-	ref := DefaultRepository + "@" + r.Digest.String()
+	ref := "localhost/dshaudit-image-test@" + r.Digest.String()
 
 	out, err := podman(t, append(append([]string{"run", "--rm", "--network", "none"}, podmanRunLimits...), ref, "dsh", "--version")...)
 	if err != nil {

@@ -73,6 +73,9 @@ func WriteArchive(file string, img v1.Image, refName string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
 	return os.Rename(f.Name(), file)
 }
 

@@ -378,3 +378,21 @@ func TestFetchLocalTarballUnit(t *testing.T) {
 		t.Errorf("oversize local tarball: %v", err)
 	}
 }
+
+func TestFetchOversizeCDNAnswerIsRefused(t *testing.T) {
+	reg := newFakeRegistry(t)
+	reg.publish("hello-dsh-plugin", map[string][]byte{"1.0.0": helloTgz(t)}, map[string]string{"1.0.0": helloDsh}, `{"latest":"1.0.0"}`)
+	huge := fakeCDN(t, map[string]string{"/hello-dsh-plugin@1.0.0/cordis.patch.yml": strings.Repeat("x", 4096)})
+	opts := testOpts(reg.srv.URL, []string{huge.URL + "/{name}@{version}/{path}"})
+	opts.Limits.MaxFileBytes = 1024
+	f, err := Fetch(context.Background(), mustSpec(t, "hello-dsh-plugin"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.PatchSource != "tarball" || !strings.HasPrefix(f.CDNAttempts[0].Outcome, "refused: size limit exceeded") {
+		t.Fatalf("source %q attempts %+v", f.PatchSource, f.CDNAttempts)
+	}
+	if !strings.Contains(condValue(f, "patch_source"), "no CDN served the file") {
+		t.Errorf("patch_source = %q", condValue(f, "patch_source"))
+	}
+}

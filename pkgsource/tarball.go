@@ -57,17 +57,11 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// TarFile is one regular file read from a package tarball.
-type TarFile struct {
-	// Path is relative to the package root (the tarball's first path
-	// component, normally "package/", stripped as npm strips it).
-	Path string
-	Data []byte
-}
-
 // TarIndex is what one pass over a package tarball found.
 type TarIndex struct {
-	// Files are the regular files' package-relative paths, sorted.
+	// Files are the regular files' paths relative to the package root
+	// (the first path component, normally "package/", stripped as npm
+	// strips it), sorted.
 	Files []string
 	// Links are the symlink and hardlink entries, which T0 never follows.
 	Links []string
@@ -195,7 +189,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 }
 
 // readmeRank orders README candidates at the package root: README.md,
-// then README.markdown, then README, then any other README.*; nil for a
+// then README.markdown, then README, then any other README.*; false for a
 // name that is no README.
 func readmeRank(rel string) (int, bool) {
 	if strings.Contains(rel, "/") {

@@ -39,11 +39,9 @@ func BenchmarkDeriveT4RealLog(b *testing.B) {
 
 func mustReadB(b *testing.B, p string) []byte {
 	b.Helper()
-	data, err := readFileForBench(p)
+	data, err := os.ReadFile(p)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return data
 }
-
-var readFileForBench = func(p string) ([]byte, error) { return os.ReadFile(p) }

@@ -57,3 +57,19 @@ func TestBoundLine(t *testing.T) {
 		}
 	}
 }
+
+// Without merged evidence, line searches read stdout then stderr.
+func TestMergedOutputFallback(t *testing.T) {
+	o := Observation{Stdout: []byte("dsh web: http://127.0.0.1:3080"), Stderr: []byte("Error: late\n")}
+	if got := string(mergedOutput(o)); got != "dsh web: http://127.0.0.1:3080\nError: late\n" {
+		t.Errorf("got %q", got)
+	}
+	o.Merged = []byte("Error: merged wins\n")
+	if got := string(mergedOutput(o)); got != "Error: merged wins\n" {
+		t.Errorf("got %q", got)
+	}
+	o = Observation{Stdout: []byte("dsh web: http://x\n"), Liveness: &Liveness{AliveAtEnd: true, AliveFor: DefaultWindow}}
+	if r := DeriveT4(o, 0); r.Status != StagePassed {
+		t.Errorf("marker only on stdout, no merged: %s %q", r.Status, r.Reasons)
+	}
+}

@@ -58,7 +58,7 @@ func benchBundle(tb testing.TB, size int) ([]byte, map[string][]byte) {
 		Deviations:  []bundle.Deviation{{What: assemble.DeviationRepeatCount, Standard: "2", ChangedTo: "1", Why: "benchmark"}},
 		StartedAt:   t0, FinishedAt: t0.Add(time.Minute), Dynamic: true,
 		Static:      assemble.StaticInput{Metadata: pkg, Patch: patch, InstalledSize: -1},
-		Versions: map[string][]byte{assemble.RoleDSHVersion: []byte("0.1.0-rc.8\n"), assemble.RoleNodeVersion: []byte("v24.11.1\n"), assemble.RolePNPMVersion: []byte("9.15.9\n")},
+		Versions:    map[string][]byte{assemble.RoleDSHVersion: []byte("0.1.0-rc.8\n"), assemble.RoleNodeVersion: []byte("v24.11.1\n"), assemble.RolePNPMVersion: []byte("9.15.9\n")},
 		Repetitions: [][]assemble.StageRun{runs},
 	}
 	m, files, err := assemble.Build(in)
@@ -164,7 +164,7 @@ func tarGzipSize(b *testing.B, files map[string][]byte) int {
 	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	tw := tar.NewWriter(gz)
 	for _, p := range sortedKeys(files) {
-		if err := tw.WriteHeader(&tar.Header{Name: p, Mode: 0o644, Size: int64(len(files[p])), ModTime: bundle.Epoch}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Name: p, Mode: 0o644, Size: int64(len(files[p])), ModTime: time.Unix(0, 0).UTC()}); err != nil {
 			b.Fatal(err)
 		}
 		tw.Write(files[p])

@@ -90,7 +90,16 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	if arc.RawSignature == nil {
 		rep.add(Finding{Class: ClassUnsigned, File: bundle.SignaturePath, Message: "the bundle carries no signature"})
 	} else if res, err := attest.Verify(arc.RawSignature, arc.RawManifest, opts.Policy); err != nil {
-		rep.add(Finding{Class: ClassSignatureInvalid, File: bundle.SignaturePath, Message: err.Error()})
+		switch {
+		case errors.Is(err, attest.ErrNoSignature):
+			rep.add(Finding{Class: ClassUnsigned, File: bundle.SignaturePath, Message: err.Error()})
+		case errors.Is(err, attest.ErrSubjectMismatch):
+			// A valid signature over other bytes: the manifest was
+			// changed after signing.
+			rep.add(Finding{Class: ClassFileChanged, File: bundle.ManifestPath, Clause: `SPEC.md "Signature"`, Message: "changed after signing: " + err.Error()})
+		default:
+			rep.add(Finding{Class: ClassSignatureInvalid, File: bundle.SignaturePath, Message: err.Error()})
+		}
 	} else {
 		rep.Signer = res.Signer
 		signed = res

@@ -157,8 +157,9 @@ func runImageBuild(ctx context.Context, o *imageBuildOptions, s *streams) error 
 		out.OCILayout = o.OCILayout
 		fmt.Fprintf(s.ErrOut, "image: wrote OCI layout %s\n", o.OCILayout)
 	}
+	loaded := o.Load && image.PodmanHas(ctx, name, res.Digest)
 	archive := o.OCIArchive
-	if archive == "" && o.Load {
+	if archive == "" && o.Load && !loaded {
 		tmp, err := os.MkdirTemp("", "dshaudit-load-")
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrCouldNotRun, err)
@@ -175,7 +176,11 @@ func runImageBuild(ctx context.Context, o *imageBuildOptions, s *streams) error 
 			fmt.Fprintf(s.ErrOut, "image: wrote OCI archive %s\n", o.OCIArchive)
 		}
 	}
-	if o.Load {
+	switch {
+	case loaded:
+		out.Loaded = true
+		fmt.Fprintf(s.ErrOut, "image: podman already holds %s\n", out.Ref)
+	case o.Load:
 		if err := image.LoadPodman(ctx, archive, name, res.Digest); err != nil {
 			return classifyImageErr(err)
 		}

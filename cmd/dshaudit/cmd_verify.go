@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -32,6 +33,8 @@ type verifyOptions struct {
 	Claim   string
 	Package string
 	Jobs    int
+	// Limits bound what the reader accepts (SPEC.md "Reader limits").
+	Limits bundle.Limits
 }
 
 func newVerifyCmd(s *streams) *cobra.Command {
@@ -105,6 +108,10 @@ Exit codes:
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+verify.ResultMediaType+")")
 	f.StringVar(&o.Claim, "claim", "", "check the declarations of conformity in this README, text or package tarball")
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
+	o.Limits = bundle.DefaultLimits()
+	f.IntVar(&o.Limits.MaxEntries, "max-entries", o.Limits.MaxEntries, "refuse a bundle with more archive entries")
+	f.Int64Var(&o.Limits.MaxEntrySize, "max-entry-size", o.Limits.MaxEntrySize, "refuse an entry larger than this many bytes")
+	f.Int64Var(&o.Limits.MaxTotal, "max-total", o.Limits.MaxTotal, "refuse a bundle whose entries total more bytes")
 	f.IntVar(&o.Jobs, "jobs", 0, "with many bundles: how many to verify at once (default: number of CPUs)")
 	return c
 }
@@ -146,7 +153,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	opts := verify.Options{Policy: pol}
+	opts := verify.Options{Policy: pol, Limits: o.Limits}
 	paths, err := verify.Expand(o.Bundles)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -29,7 +30,7 @@ func rawArchive(entries []rawEntry) ([]byte, error) {
 		if tf == 0 {
 			tf = tar.TypeReg
 		}
-		h := &tar.Header{Name: e.name, Typeflag: tf, Linkname: e.linkname, Mode: 0o644, ModTime: bundle.Epoch, Format: tar.FormatPAX}
+		h := &tar.Header{Name: e.name, Typeflag: tf, Linkname: e.linkname, Mode: 0o644, ModTime: time.Unix(0, 0).UTC(), Format: tar.FormatPAX}
 		if tf == tar.TypeReg {
 			h.Size = int64(len(e.data))
 		}

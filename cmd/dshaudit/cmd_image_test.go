@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestImageBuildUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"image", "build", "--insecure"}, "--insecure needs --push"},
+		{[]string{"image", "build", "--resolution-cutoff", "yesterday"}, "RFC 3339"},
+		{[]string{"image", "build", "extra-arg"}, "unknown command"},
+	} {
+		var out, errb bytes.Buffer
+		code := execute(context.Background(), tc.args, strings.NewReader(""), &out, &errb)
+		if code != ExitUsage || !strings.Contains(errb.String(), tc.want) || out.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit %d and %q", tc.args, code, errb.String(), out.String(), ExitUsage, tc.want)
+		}
+	}
+}
+
+// The DSHIO baseline is not published in the reachable registry: one clear
+// error, exit 2, nothing on stdout. Needs the npm registry.
+func TestImageBuildUnpublishedDsh(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := execute(context.Background(), []string{"image", "build", "--dsh-version", "0.2.2-rc.1", "--cache-dir", t.TempDir(), "--rootfs", t.TempDir()}, strings.NewReader(""), &out, &errb)
+	if code != ExitUsage || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	msg := errb.String()
+	for _, w := range []string{"0.2.2-rc.1", "not published", "--dsh-version", "0.1.0-rc.8"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("stderr lacks %q: %s", w, msg)
+		}
+	}
+}
+
+func TestImageBuildHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := execute(context.Background(), []string{"image", "build", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, w := range []string{"Exit codes:", "--load", "--oci-archive", "--resolution-cutoff", "Examples:"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("help lacks %q", w)
+		}
+	}
+}
