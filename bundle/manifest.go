@@ -62,7 +62,10 @@ type Tool struct {
 type Subject struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
-	// Spec is the package spec the user gave.
+	// Spec is the package-spec given to dsh in T1 (DSHIO/T 21 5.1.8):
+	// "name@exact-version" for a registry package, "/pkgs/<file>.tgz" for
+	// a local one. The spec the user typed is the variable condition
+	// "package spec given".
 	Spec string `json:"spec"`
 	// Source is "registry", "github", "local-tarball" or "local-dir".
 	Source string `json:"source"`

@@ -60,12 +60,12 @@ func TestCompareVerdictChange(t *testing.T) {
 
 func TestNormalise(t *testing.T) {
 	for in, want := range map[string]string{
-		"Done in 1.1s using pnpm v9.15.9\n":                        "Done in <DURATION> using pnpm v9.15.9\n",
-		"(node:12) [DEP0169] DeprecationWarning\n":                 "(<PID>) [DEP0169] DeprecationWarning\n",
-		"dsh web: http://127.0.0.1:3080\n":                         "dsh web: http://127.0.0.1:<PORT>\n",
-		"at 2026-11-29T18:00:01.123Z ok\n":                         "at <TIME> ok\n",
-		"open /tmp/dshaudit-123/x.tgz failed\n":                    "open <TMP> failed\n",
-		"   ╭──╮\n   │ Update available! │\n   ╰──╯\nPackages: +1\n": "Packages: +1\n",
+		"Done in 1.1s using pnpm v9.15.9\n":                                        "Done in <DURATION> using pnpm v9.15.9\n",
+		"(node:12) [DEP0169] DeprecationWarning\n":                                 "(<PID>) [DEP0169] DeprecationWarning\n",
+		"dsh web: http://127.0.0.1:3080\n":                                         "dsh web: http://127.0.0.1:<PORT>\n",
+		"at 2026-11-29T18:00:01.123Z ok\n":                                         "at <TIME> ok\n",
+		"open /tmp/dshaudit-123/x.tgz failed\n":                                    "open <TMP> failed\n",
+		"   ╭──╮\n   │ Update available! │\n   ╰──╯\nPackages: +1\n":               "Packages: +1\n",
 		"Progress: resolved 1, reused 0, downloaded 1, added 1, done\n+ x 1.0.0\n": "+ x 1.0.0\n",
 	} {
 		if got := string(Normalise([]byte(in))); got != want {

@@ -13,8 +13,8 @@ type rule struct {
 	with []byte
 }
 
-// rules are applied in order to every evidence file before comparison.
-var rules = []rule{
+// normalisations are applied in order to every evidence file before comparison.
+var normalisations = []rule{
 	// pnpm's notices that depend on the registry's state today.
 	{"pnpm update notice", regexp.MustCompile(`(?m)^[ \t]*[╭│╰].*\n?`), nil},
 	{"progress lines", regexp.MustCompile(`(?m)^Progress: .*\n?`), nil},
@@ -27,8 +27,8 @@ var rules = []rule{
 
 // RuleNames lists the normalisations, in the order they are applied.
 func RuleNames() []string {
-	out := make([]string, len(rules))
-	for i, r := range rules {
+	out := make([]string, len(normalisations))
+	for i, r := range normalisations {
 		out[i] = r.name
 	}
 	return out
@@ -37,7 +37,7 @@ func RuleNames() []string {
 // Normalise applies every rule to b.
 func Normalise(b []byte) []byte {
 	out := append([]byte(nil), b...)
-	for _, r := range rules {
+	for _, r := range normalisations {
 		if bytes.Contains(r.with, []byte("$")) {
 			out = r.re.ReplaceAll(out, r.with)
 		} else {

@@ -73,3 +73,12 @@ func TestMergedOutputFallback(t *testing.T) {
 		t.Errorf("marker only on stdout, no merged: %s %q", r.Status, r.Reasons)
 	}
 }
+
+// pnpm's lifecycle failure banner locates the cause; the "Packages: +1"
+// line before it does not (found by the runner's unstable fixture).
+func TestFirstErrorPnpmLifecycle(t *testing.T) {
+	out := "Packages: +1\n+\n ELIFECYCLE  Command failed with exit code 1.\n"
+	if got := FirstError([]byte(out)); got != "ELIFECYCLE  Command failed with exit code 1." {
+		t.Errorf("FirstError = %q", got)
+	}
+}

@@ -128,8 +128,13 @@ func isFatalTrimmed(t string) bool {
 }
 
 // isErrorLikeTrimmed reports whether a trimmed, non-skipped line looks like
-// an error: a fatal line, a pnpm ERR_PNPM_ code, or an npm "ERR!" line.
+// an error: a fatal line, a pnpm ERR_PNPM_ code, a pnpm/Node error code
+// banner such as "ELIFECYCLE  Command failed…", or an npm "ERR!" line.
 func isErrorLikeTrimmed(t string) bool {
-	return isFatalTrimmed(t) || strings.Contains(t, "ERR_PNPM_") ||
+	return isFatalTrimmed(t) || strings.Contains(t, "ERR_PNPM_") || errorCodeBanner.MatchString(t) ||
 		strings.HasPrefix(t, "ERR!") || strings.Contains(t, " ERR!")
 }
+
+// errorCodeBanner matches pnpm's error banner: an E-code (ELIFECYCLE,
+// ENOENT, EACCES…) followed by two spaces and the message.
+var errorCodeBanner = regexp.MustCompile(`^E[A-Z][A-Z0-9_]+  \S`)

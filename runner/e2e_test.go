@@ -476,3 +476,43 @@ func TestE2EInterrupt(t *testing.T) {
 		t.Errorf("containers left: %v", left)
 	}
 }
+
+// TestE2ERegistryPackage runs a published package from the registry npm
+// is configured with: T0 fetches the registry's metadata and T1 installs
+// NAME@VERSION, the exact version T0 resolved, from the same registry. The
+// verdict is whatever dsh gives; the test checks the path and that verify
+// re-derives the same verdicts.
+func TestE2ERegistryPackage(t *testing.T) {
+	env := setupE2E(t)
+	const spec = "@deepseek-ai/dsh-base@0.1.0-rc.8"
+	rec := &recordingEngine{Engine: env.eng}
+	r := &Runner{Engine: rec, Resolve: PkgsourceResolver(pkgsource.Options{}), TempDir: t.TempDir()}
+	res, err := r.Run(context.Background(), Options{Spec: spec, Image: env.image, Repeat: 1, T1WorkspaceRoot: true,
+		CACert: hostCACert(), Tool: bundle.Tool{Name: "dshaudit", Version: "e2e"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Manifest
+	if m.Subject.Source != SourceRegistry || m.Subject.Spec != spec || !strings.HasPrefix(m.Subject.Integrity, "sha512-") {
+		t.Errorf("subject %+v", m.Subject)
+	}
+	t1 := m.Repetitions[0].Stages[0]
+	if strings.Join(t1.Argv, " ") != "dsh plugin --profile web add -w "+spec || t1.Network != "on" {
+		t.Errorf("T1 argv %q network %q", t1.Argv, t1.Network)
+	}
+	t.Logf("%s: %s, installed size %d", spec, m.Claimed.Verdict, m.Static.InstalledSize)
+	out := filepath.Join(t.TempDir(), "r"+BundleSuffix)
+	w, err := WriteBundle(context.Background(), out, res, env.signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(w.Path)
+	rep, err := verify.Verify(context.Background(), out, bytes.NewReader(raw), verify.Options{Policy: attest.Policy{Key: env.pub}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.DerivedVerdict != m.Claimed.Verdict {
+		t.Errorf("verify: %s, claimed %s derived %s, findings %+v", rep.Status, m.Claimed.Verdict, rep.DerivedVerdict, rep.Findings)
+	}
+	assertNoContainers(t, rec.names)
+}

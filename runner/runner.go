@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,15 +69,31 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	pinned, _ := engine.ParsePinned(o.Image) // validated above
 	started := now()
+	loadAtStart := hostLoad()
 	var warnings []string
 	warn := func(msg string) {
 		warnings = append(warnings, msg)
 		r.report(Event{Phase: PhaseWarning, Message: msg})
 	}
 
+	// The engine and the image, pinned by digest (DSHIO/T 21 5.1.2),
+	// are checked first, so that a missing image or engine costs no
+	// fetching.
+	t0 := now()
+	r.report(Event{Phase: PhaseImage, Message: o.Image})
+	engineVersion, err := r.Engine.Version(ctx)
+	if err != nil {
+		return nil, runErr(ctx, "container engine", err)
+	}
+	img, err := r.Engine.EnsureImage(ctx, o.Image, o.ImageSource)
+	if err != nil {
+		return nil, runErr(ctx, "image "+o.Image, err)
+	}
+	r.report(Event{Phase: PhaseImage, Done: true, Elapsed: now().Sub(t0), Message: img.Digest})
+
 	// T0 (DSHIO/T 20 5): fetch, then the clause checks. T0 never stops
 	// T1–T4 (5.6); a critical non-conformance is a warning.
-	t0 := now()
+	t0 = now()
 	r.report(Event{Phase: PhaseStatic, Message: o.Spec})
 	pkg, err := r.Resolve(ctx, o.Spec)
 	if err != nil {
@@ -98,19 +116,8 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	r.report(Event{Phase: PhaseStatic, Done: true, Elapsed: now().Sub(t0), Message: pkg.Name + "@" + pkg.Version})
 
-	// The image, pinned by digest (DSHIO/T 21 5.1.2), and the versions
-	// inside it that the fingerprint is built from (5.2).
-	t0 = now()
-	r.report(Event{Phase: PhaseImage, Message: o.Image})
-	engineVersion, err := r.Engine.Version(ctx)
-	if err != nil {
-		return nil, runErr(ctx, "container engine", err)
-	}
-	img, err := r.Engine.EnsureImage(ctx, o.Image, o.ImageSource)
-	if err != nil {
-		return nil, runErr(ctx, "image "+o.Image, err)
-	}
-	r.report(Event{Phase: PhaseImage, Done: true, Elapsed: now().Sub(t0), Message: img.Digest})
+	// The versions inside the image the fingerprint is built from
+	// (DSHIO/T 21 5.2), once the package is known to exist.
 	t0 = now()
 	r.report(Event{Phase: PhaseVersions})
 	versions, err := r.observeVersions(ctx, o, img.ID)
@@ -155,6 +162,15 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 		reps = append(reps, runs)
 	}
 	finished := now()
+	seq.conditions = append(seq.conditions,
+		bundle.Condition{Name: "host CPUs", Value: strconv.Itoa(runtime.NumCPU())},
+		bundle.Condition{Name: "host load average (1, 5, 15 min) at start", Value: loadAtStart},
+		bundle.Condition{Name: "host load average (1, 5, 15 min) at end", Value: hostLoad()})
+	if seq.registry != "" {
+		seq.conditions = append(seq.conditions, bundle.Condition{Name: "T1 registry", Value: seq.registry + " (npm_config_registry, the registry T0 used)"})
+	} else {
+		seq.conditions = append(seq.conditions, bundle.Condition{Name: "T1 registry", Value: "pnpm's default in the image (for the local package's dependencies)"})
+	}
 
 	kernel := r.Kernel
 	if kernel == nil {
@@ -216,6 +232,21 @@ func (r *Runner) packageDir(pkg *Package) (string, error) {
 		return "", fmt.Errorf("%w: write package tarball: %w", ErrEnvironment, err)
 	}
 	return dir, nil
+}
+
+// hostLoad is the host's load average, recorded because T4's 12-second
+// window is sensitive to CPU starvation: on an oversubscribed host dsh can
+// take longer than the window to print its startup line.
+func hostLoad() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func hostKernel() string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
@@ -136,6 +135,3 @@ func (s *sequence) derive(run assemble.StageRun) rules.StageResult {
 	}
 	return rules.DeriveT4(o, s.o.Window)
 }
-
-// commandLine renders argv for people.
-func commandLine(argv []string) string { return strings.Join(argv, " ") }

@@ -55,7 +55,7 @@ func WriteBundle(ctx context.Context, path string, res *Result, signer *attest.S
 	sig, err := attest.Sign(ctx, raw, attest.Predicate{
 		Tool:    attest.Tool{Name: m.Tool.Name, Version: m.Tool.Version},
 		Subject: attest.Package{Name: m.Subject.Name, Version: m.Subject.Version},
-		Verdict: m.Claimed.Verdict,
+		Verdict: assemble.PredicateVerdict(m),
 	}, signer)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -24,7 +24,7 @@ CA=/etc/ssl/certs/ca-certificates.crt
 WORK=$(mktemp -d /tmp/dshaudit-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 go build -o "$WORK/dshaudit" ./cmd/dshaudit
-"$WORK/dshaudit" key generate --out-dir "$WORK" --name bench >/dev/null
+"$WORK/dshaudit" key generate --out-dir "$WORK" --name bench >/dev/null 2>&1
 
 now() { date +%s.%N; }
 

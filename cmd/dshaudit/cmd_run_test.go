@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dshaudit/dshaudit/runner"
 )
@@ -124,5 +128,95 @@ func TestRunCLIEndToEnd(t *testing.T) {
 	code, vout, verrs := runRunCLI(t, "verify", out, "--key", pub)
 	if code != 0 || !strings.Contains(vout, "claimed install_failed, re-derived install_failed") {
 		t.Errorf("verify: exit %d\n%s\n%s", code, vout, verrs)
+	}
+}
+
+// TestRunCtrlC sends SIGINT to a real `dshaudit run` process in the middle
+// of T1: it must exit 130 and leave no bundle, no temporary file next to
+// --out and no container of the sandbox image.
+func TestRunCtrlC(t *testing.T) {
+	img := cliImage(t)
+	key, _ := runTestKey(t)
+	bin := filepath.Join(t.TempDir(), "dshaudit")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	imageID, err := exec.Command("podman", "image", "inspect", "--format", "{{.Id}}", img).Output()
+	if err != nil {
+		t.Fatalf("podman image inspect %s: %v", img, err)
+	}
+	containers := func() []string {
+		out, err := exec.Command("podman", "ps", "-a", "--filter", "ancestor="+strings.TrimSpace(string(imageID)), "--format", "{{.Names}}").Output()
+		if err != nil {
+			t.Fatalf("podman ps: %v", err)
+		}
+		return strings.Fields(string(out))
+	}
+	before := map[string]bool{}
+	for _, n := range containers() {
+		before[n] = true
+	}
+	outDir := t.TempDir()
+	cmd := exec.Command(bin, "run", "../../testdata/plugins/pass", "--image", img, "--key", key,
+		"--t1-workspace-root", "--out", filepath.Join(outDir, "b"+runner.BundleSuffix), "--progress", "always")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var seen []string
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if strings.Contains(sc.Text(), "repetition 1 T1 …") {
+			time.Sleep(time.Second) // the T1 container is up
+			cmd.Process.Signal(os.Interrupt)
+			break
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit %d (%v), want %d; stderr so far:\n%s", code, err, ExitInterrupted, strings.Join(seen, "\n"))
+	}
+	if ents, _ := os.ReadDir(outDir); len(ents) != 0 {
+		t.Errorf("left next to --out: %v", ents)
+	}
+	for _, n := range containers() {
+		if !before[n] {
+			t.Errorf("container %s left behind", n)
+		}
+	}
+}
+
+// TestRunImageMissing: a pinned image the engine does not hold and no
+// source to load it from: exit 3, before any fetching, no bundle.
+func TestRunImageMissing(t *testing.T) {
+	key, _ := runTestKey(t)
+	out := filepath.Join(t.TempDir(), "b.dshaudit.tar.zst")
+	code, _, errs := runRunCLI(t, "run", "../../testdata/plugins/pass", "--image", fakePinned, "--key", key, "--out", out)
+	if code != ExitCouldNotRun || !strings.Contains(errs, fakePinned) {
+		t.Errorf("exit %d stderr %q, want %d naming the image", code, errs, ExitCouldNotRun)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a bundle was written")
+	}
+}
+
+// TestRunUnresolvable: an unknown package is T0 "unresolvable": exit 1,
+// the reason on stderr, no bundle (needs the registry npm is configured
+// with and the sandbox image).
+func TestRunUnresolvable(t *testing.T) {
+	img := cliImage(t)
+	key, _ := runTestKey(t)
+	dir := t.TempDir()
+	code, out, errs := runRunCLI(t, "run", "nonexistent-pkg-dshaudit-xyz@1.0.0", "--image", img, "--key", key, "--out", filepath.Join(dir, "b"+runner.BundleSuffix))
+	if code != ExitFindings || !strings.Contains(errs, "unresolvable") || out != "" {
+		t.Errorf("exit %d stdout %q stderr %q, want %d and unresolvable", code, out, errs, ExitFindings)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("files written: %v", ents)
 	}
 }

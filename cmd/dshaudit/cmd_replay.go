@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/pkgsource"
+	"github.com/dshaudit/dshaudit/replay"
+	"github.com/dshaudit/dshaudit/runner"
+)
+
+// ReplayMediaType identifies the --json object of `dshaudit replay`.
+const ReplayMediaType = "application/vnd.dshaudit.replay-result.v1+json"
+
+// replayOptions are the flags of `dshaudit replay`.
+type replayOptions struct {
+	Bundle           string
+	Trust            verifyOptions // --pub / --trusted-root … for the original
+	Key              string        // signs the new bundle
+	ImageFrom        string
+	InsecureLoop     bool
+	PackageFile      string
+	Out              string
+	UnverifiedUnsafe bool
+	Engine           string
+	Registry         string
+	CACert           string
+	TempDir          string
+	Progress         string
+	JSON             bool
+}
+
+func newReplayCmd(s *streams) *cobra.Command {
+	o := &replayOptions{}
+	c := &cobra.Command{
+		Use:   "replay BUNDLE --pub PUB --key KEY [--image-from SOURCE] [--out FILE]",
+		Short: "Re-run a bundle's sequence against its image digest and compare stage by stage",
+		Long: `replay reproduces a run from its bundle: it verifies the original (refusing
+one that does not verify unless --unverified-unsafe), gets the image by the
+digest the bundle names and checks it, re-runs the exact recorded sequence
+(package and exact version, repetitions, window, timeouts, commands and
+deviations), writes a new signed bundle that names the original by digest,
+and compares the two stage by stage after the normalisation of SPEC.md
+"Replay": verdicts, exit codes, first_error and evidence.
+
+Result: REPRODUCED, DIFFERENT (naming the first stage that differs, with a
+diff), or COULD-NOT-RUN when the replay itself could not run (engine
+missing, image unavailable, registry down) — never a plugin result. It also
+lists the recorded conditions that changed and whether the fingerprints are
+equal.
+
+--image-from: engine (the engine's store, default), registry (pull by
+digest), oci-layout:DIR or oci-archive:FILE (what an author attaches to a
+release).
+
+A local package (tarball or directory) is not inside the bundle: give it
+with --package-file; its sha256 must equal the recorded one.
+
+Exit codes:
+  0  REPRODUCED
+  1  DIFFERENT, or the original does not verify
+  2  usage error or unreadable bundle
+  3  COULD-NOT-RUN
+  130 interrupted; no partial bundle, no container left`,
+		Example: `  # reproduce a year-old run from its bundle and the archived image
+  dshaudit replay hello-dsh-plugin-1.0.0.dshaudit.tar.zst --pub author.pub \
+      --key me.key --image-from oci-archive:dsh-sandbox.oci.tar
+
+  # a local fixture plugin: the tarball is given again
+  dshaudit replay pass.dshaudit.tar.zst --pub author.pub --key me.key \
+      --package-file testdata/plugins/pass --out pass.replay.dshaudit.tar.zst
+
+  dshaudit replay b.dshaudit.tar.zst --pub author.pub --key me.key --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Bundle = args[0]
+			return runReplay(cmd.Context(), o, s)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Trust.Key, "pub", "", "verify the original with this public key")
+	f.StringVar(&o.Trust.TrustedRoot, "trusted-root", "", "verify a keyless original with this Sigstore trusted_root.json")
+	f.StringVar(&o.Trust.Identity, "certificate-identity", "", "keyless: the exact certificate identity")
+	f.StringVar(&o.Trust.OIDCIssuer, "certificate-oidc-issuer", "", "keyless: the exact OIDC issuer")
+	f.BoolVar(&o.Trust.InsecureAnyIdentity, "insecure-any-identity", false, "keyless: accept any identity (unsafe)")
+	f.StringVar(&o.Key, "key", "", "private key that signs the new bundle (required)")
+	f.StringVar(&o.ImageFrom, "image-from", "engine", "engine, registry, oci-layout:DIR or oci-archive:FILE")
+	f.BoolVar(&o.InsecureLoop, "insecure-loopback-registry", false, "with --image-from registry: allow plain HTTP to a loopback registry")
+	f.StringVar(&o.PackageFile, "package-file", "", "the tarball or directory of a local subject")
+	f.StringVar(&o.Out, "out", "", "new bundle (default <original>.replay"+runner.BundleSuffix+")")
+	f.BoolVar(&o.UnverifiedUnsafe, "unverified-unsafe", false, "replay an original that does not verify (said in the output and the new bundle)")
+	f.StringVar(&o.Engine, "engine", "podman", "container engine: podman, docker or auto")
+	f.StringVar(&o.Registry, "registry", "", "npm registry (default: the one npm is configured with)")
+	f.StringVar(&o.CACert, "ca-cert", "", "CA bundle T1's Node trusts (default "+DefaultCACert+" when present; \"none\")")
+	f.StringVar(&o.TempDir, "temp-dir", "", "where per-repetition profile directories are made")
+	f.StringVar(&o.Progress, "progress", "auto", "progress on stderr: auto, always, never")
+	f.BoolVar(&o.JSON, "json", false, "print the result object ("+ReplayMediaType+")")
+	return c
+}
+
+func init() { subcommands = append(subcommands, newReplayCmd) }
+
+func (o *replayOptions) imageSource() (engine.Source, error) {
+	kind, path, _ := strings.Cut(o.ImageFrom, ":")
+	switch {
+	case kind == "engine" && path == "":
+		return engine.FromStore(), nil
+	case kind == "registry" && path == "":
+		return engine.FromRegistry(o.InsecureLoop), nil
+	case kind == "oci-layout" && path != "":
+		return engine.FromOCILayout(path), nil
+	case kind == "oci-archive" && path != "":
+		return engine.FromOCIArchive(path), nil
+	}
+	return engine.Source{}, fmt.Errorf("%w: --image-from %q: want engine, registry, oci-layout:DIR or oci-archive:FILE", ErrUsage, o.ImageFrom)
+}
+
+func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
+	pol, err := o.Trust.policy()
+	if err != nil {
+		return fmt.Errorf("%w (--pub or --trusted-root verifies the original)", err)
+	}
+	if o.Key == "" {
+		return fmt.Errorf("%w: --key is required: the new bundle is signed", ErrUsage)
+	}
+	signer, err := attest.LoadSigner(o.Key)
+	if err != nil {
+		return fmt.Errorf("%w: --key: %w", ErrUsage, err)
+	}
+	src, err := o.imageSource()
+	if err != nil {
+		return err
+	}
+	ro := &runOptions{CACert: o.CACert, Progress: o.Progress}
+	showProgress, err := ro.progressOn(s.ErrOut)
+	if err != nil {
+		return err
+	}
+	out := o.Out
+	if out == "" {
+		out = strings.TrimSuffix(o.Bundle, runner.BundleSuffix) + ".replay" + runner.BundleSuffix
+	}
+	if err := checkOutDir(out); err != nil {
+		return err
+	}
+	eng, err := engine.Detect(ctx, o.Engine)
+	if err != nil {
+		if errors.Is(err, engine.ErrBadSpec) {
+			return fmt.Errorf("%w: --engine: %w", ErrUsage, err)
+		}
+		return printCouldNotRun(s, o, err)
+	}
+	var mu sync.Mutex
+	begin := time.Now()
+	r := runner.Runner{
+		Engine:  eng,
+		Resolve: runner.PkgsourceResolver(pkgsource.Options{Registry: o.Registry}),
+		Clock:   time.Now,
+		TempDir: o.TempDir,
+		Progress: func(e runner.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			if e.Phase == runner.PhaseWarning {
+				fmt.Fprintf(s.ErrOut, "dshaudit: warning: %s\n", e.Message)
+			} else if showProgress {
+				fmt.Fprintln(s.ErrOut, progressLine(time.Since(begin), e))
+			}
+		},
+	}
+	res, err := replay.Run(ctx, r, replay.Options{
+		Original: o.Bundle, Policy: pol, UnverifiedUnsafe: o.UnverifiedUnsafe, ImageSource: src,
+		PackageFile: o.PackageFile, Out: out, Signer: signer, CACert: ro.caCert(),
+		Tool: bundle.Tool{Name: "dshaudit", Version: version},
+	})
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("interrupted; no bundle written, no container left: %w", ctx.Err())
+	case errors.Is(err, replay.ErrCouldNotRun):
+		return printCouldNotRun(s, o, err)
+	case errors.Is(err, replay.ErrNotVerified):
+		fmt.Fprintf(s.ErrOut, "dshaudit: %v\n", err)
+		fmt.Fprintln(s.ErrOut, "dshaudit: run dshaudit verify on it to see why; --unverified-unsafe replays it anyway")
+		return silentError{fmt.Errorf("%w: %w", ErrFindings, err)}
+	case errors.Is(err, replay.ErrOriginal), errors.Is(err, replay.ErrPackageFile), errors.Is(err, runner.ErrOptions):
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	case errors.Is(err, replay.ErrSubjectMismatch):
+		return silentError{fmt.Errorf("%w: %w", ErrFindings, err)}
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
+	}
+	if o.JSON {
+		if err := writeJSON(s.Out, struct {
+			MediaType     string `json:"media_type"`
+			SchemaVersion int    `json:"schema_version"`
+			*replay.Result
+		}{ReplayMediaType, 1, res}); err != nil {
+			return err
+		}
+	} else {
+		printReplay(s.Out, res)
+	}
+	if res.Outcome != replay.Reproduced {
+		return silentError{ErrFindings}
+	}
+	return nil
+}
+
+func printCouldNotRun(s *streams, o *replayOptions, err error) error {
+	if o.JSON {
+		writeJSON(s.Out, map[string]any{"media_type": ReplayMediaType, "schema_version": 1, "outcome": replay.CouldNotRun, "original": o.Bundle, "why": err.Error()})
+	} else {
+		fmt.Fprintf(s.Out, "RESULT: %s (%v)\n", replay.CouldNotRun, err)
+	}
+	return silentError{fmt.Errorf("%w: %w", ErrCouldNotRun, err)}
+}
+
+func printReplay(w io.Writer, r *replay.Result) {
+	state := "verified"
+	if !r.Verified {
+		state = "DID NOT VERIFY — replayed with --unverified-unsafe"
+	}
+	fmt.Fprintf(w, "original:  %s (%s) %s\n", r.Original, r.OriginalSHA256, state)
+	if r.Written != nil {
+		fmt.Fprintf(w, "replay:    %s (%s)\n", r.Written.Path, r.Written.SHA256)
+	}
+	c := r.Comparison
+	if c == nil {
+		fmt.Fprintf(w, "RESULT: %s\n", r.Outcome)
+		return
+	}
+	fmt.Fprintf(w, "verdict:   %s → %s\n", orNone(c.OldVerdict), orNone(c.NewVerdict))
+	fmt.Fprintf(w, "%-4s %-6s %-36s %-36s %s\n", "rep", "stage", "original", "replay", "")
+	for _, row := range c.Rows {
+		mark := "same"
+		if !row.Same {
+			mark = "DIFFERS: " + strings.Join(row.Differences, "; ")
+		}
+		fmt.Fprintf(w, "%-4d %-6s %-36s %-36s %s\n", row.Repetition, row.Stage,
+			stageCell(row.OldStatus, row.OldVerdict, row.OldExit), stageCell(row.NewStatus, row.NewVerdict, row.NewExit), mark)
+	}
+	for _, d := range c.Diff {
+		fmt.Fprint(w, d)
+	}
+	fmt.Fprintf(w, "fingerprints equal: %v\n", c.FingerprintsEqual)
+	for _, ch := range c.ChangedConditions {
+		fmt.Fprintf(w, "condition changed: %s\n", ch)
+	}
+	res := string(c.Outcome)
+	if c.FirstDifferent != "" {
+		res += " (first: " + c.FirstDifferent + ")"
+	}
+	fmt.Fprintf(w, "RESULT: %s\n", res)
+}
+
+func stageCell(status, verdict string, exit *int) string {
+	s := status
+	if verdict != "" {
+		s += " " + verdict
+	}
+	if exit != nil {
+		s += fmt.Sprintf(" exit=%d", *exit)
+	}
+	return s
+}

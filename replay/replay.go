@@ -1,0 +1,203 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/runner"
+	"github.com/dshaudit/dshaudit/verify"
+)
+
+// Failure classes of a replay (SPEC.md "Replay").
+var (
+	// ErrNotVerified: the original did not verify and the override was
+	// not given; nothing ran.
+	ErrNotVerified = errors.New("original bundle does not verify")
+	// ErrOriginal: the original cannot be read as a bundle at all.
+	ErrOriginal = errors.New("original bundle unreadable")
+	// ErrSubjectMismatch: the package obtained is not the recorded one.
+	ErrSubjectMismatch = errors.New("package is not the recorded subject")
+	// ErrPackageFile: a local subject needs --package-file.
+	ErrPackageFile = errors.New("local package not given")
+	// ErrCouldNotRun: the replay itself could not run (engine, image,
+	// registry, disk); never a plugin result.
+	ErrCouldNotRun = errors.New("replay could not run")
+)
+
+// Options say what to replay and how.
+type Options struct {
+	// Original is the path of the bundle to reproduce.
+	Original string
+	// Policy verifies the original (exactly one key or trusted root).
+	Policy attest.Policy
+	// UnverifiedUnsafe replays an original that does not verify; the
+	// new bundle records that it did.
+	UnverifiedUnsafe bool
+	// ImageSource says where the recorded image digest is obtained.
+	ImageSource engine.Source
+	// PackageFile is the tarball or directory of a local subject.
+	PackageFile string
+	// Out is where the new bundle is written (atomically).
+	Out string
+	// Signer signs the new bundle.
+	Signer *attest.Signer
+	// CACert is the host CA bundle T1 trusts ("" for none).
+	CACert string
+	// Tool names this program in the new bundle.
+	Tool bundle.Tool
+}
+
+// Result is a finished replay.
+type Result struct {
+	Outcome        Outcome `json:"outcome"`
+	Original       string  `json:"original"`
+	OriginalSHA256 string  `json:"original_sha256"`
+	// Verified says whether the original verified.
+	Verified   bool            `json:"original_verified"`
+	Unsafe     bool            `json:"unverified_unsafe,omitempty"`
+	Written    *runner.Written `json:"written,omitempty"`
+	Comparison *Comparison     `json:"comparison,omitempty"`
+	// Why says why the replay could not run, when it could not.
+	Why string `json:"why,omitempty"`
+}
+
+// Run verifies the original, re-runs its sequence under its recorded
+// conditions with r, writes the new bundle and compares the two. An error
+// wrapping ErrCouldNotRun means the environment stopped it; the returned
+// Result then has Outcome CouldNotRun.
+func Run(ctx context.Context, r runner.Runner, o Options) (*Result, error) {
+	raw, err := os.ReadFile(o.Original)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOriginal, err)
+	}
+	sum := sha256.Sum256(raw)
+	res := &Result{Original: o.Original, OriginalSHA256: "sha256:" + hex.EncodeToString(sum[:])}
+	rep, err := verify.Verify(ctx, o.Original, bytes.NewReader(raw), verify.Options{Policy: o.Policy})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOriginal, err)
+	}
+	res.Verified = rep.OK()
+	if !res.Verified && !o.UnverifiedUnsafe {
+		return res, fmt.Errorf("%w: %s (%d finding(s)); nothing was run", ErrNotVerified, rep.Status, len(rep.Findings))
+	}
+	res.Unsafe = !res.Verified
+	arc, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOriginal, err)
+	}
+	old, err := bundle.DecodeManifest(arc.RawManifest)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOriginal, err)
+	}
+	ro, err := runOptions(old, o)
+	if err != nil {
+		return nil, err
+	}
+
+	// The package must be the recorded subject, byte for byte.
+	resolve := r.Resolve
+	r.Resolve = func(ctx context.Context, spec string) (*runner.Package, error) {
+		p, err := resolve(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		if p.Name != old.Subject.Name || p.Version != old.Subject.Version || (old.Subject.Integrity != "" && p.Integrity != old.Subject.Integrity) ||
+			(old.Subject.TarballSHA256 != "" && p.TarballSHA256 != old.Subject.TarballSHA256) {
+			return nil, fmt.Errorf("%w: got %s@%s (%s), the original tested %s@%s (%s)", ErrSubjectMismatch,
+				p.Name, p.Version, p.Integrity, old.Subject.Name, old.Subject.Version, old.Subject.Integrity)
+		}
+		return p, nil
+	}
+	out, err := r.Run(ctx, ro)
+	if err != nil {
+		if errors.Is(err, runner.ErrEnvironment) {
+			res.Outcome, res.Why = CouldNotRun, err.Error()
+			return res, fmt.Errorf("%w: %w", ErrCouldNotRun, err)
+		}
+		return res, err
+	}
+	// Name the original in the new bundle, and the override if used.
+	out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: "replay_of", Value: res.OriginalSHA256})
+	if res.Unsafe {
+		out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: "replay_of_unverified_bundle", Value: string(rep.Status)})
+	}
+	if out.Manifest, out.Files, err = assemble.Build(out.Input); err != nil {
+		return res, err
+	}
+	w, err := runner.WriteBundle(ctx, o.Out, out, o.Signer)
+	if err != nil {
+		if errors.Is(err, runner.ErrEnvironment) {
+			res.Outcome, res.Why = CouldNotRun, err.Error()
+			return res, fmt.Errorf("%w: %w", ErrCouldNotRun, err)
+		}
+		return res, err
+	}
+	res.Written = w
+	c := Compare(Side{Manifest: old, Files: arc.Files}, Side{Manifest: out.Manifest, Files: out.Files})
+	res.Comparison, res.Outcome = &c, c.Outcome
+	return res, nil
+}
+
+// runOptions rebuilds the runner options the original recorded.
+func runOptions(m *bundle.Manifest, o Options) (runner.Options, error) {
+	ro := runner.Options{
+		Image:       m.Image.Name + "@" + m.Image.Digest,
+		ImageSource: o.ImageSource,
+		Repeat:      m.Settings.Repeat,
+		Baseline:    m.Baseline,
+		Window:      time.Duration(m.Settings.ObservationWindowMS) * time.Millisecond,
+		Tool:        o.Tool,
+		CACert:      o.CACert,
+		Timeouts: runner.Timeouts{
+			T1: ms(m.Settings.TimeoutsMS["T1"]), T2: ms(m.Settings.TimeoutsMS["T2"]),
+			T3: ms(m.Settings.TimeoutsMS["T3"]), T4: ms(m.Settings.TimeoutsMS["T4"]),
+		},
+	}
+	if !m.Dynamic {
+		return ro, fmt.Errorf("%w: the original ran the static layer only; there is no sequence to replay", ErrOriginal)
+	}
+	switch m.Subject.Source {
+	case runner.SourceRegistry:
+		ro.Spec = m.Subject.Name + "@" + m.Subject.Version
+	default:
+		if o.PackageFile == "" {
+			return ro, fmt.Errorf("%w: the original tested a %s (%s@%s, sha256 %s) that is not inside the bundle; give it with --package-file",
+				ErrPackageFile, m.Subject.Source, m.Subject.Name, m.Subject.Version, m.Subject.TarballSHA256)
+		}
+		ro.Spec = o.PackageFile
+	}
+	for _, rep := range m.Repetitions {
+		for _, st := range rep.Stages {
+			switch rules.Stage(st.Stage) {
+			case rules.T1:
+				ro.T1WorkspaceRoot = ro.T1WorkspaceRoot || slices.Contains(st.Argv, "-w")
+			case rules.T4:
+				ro.T4NoOpen = ro.T4NoOpen || slices.Contains(st.Argv, "--no-open")
+			}
+		}
+	}
+	// A deviation records the command even when the stage never ran.
+	for _, d := range m.Deviations {
+		switch d.What {
+		case assemble.DeviationCommand(rules.T1):
+			ro.T1WorkspaceRoot = ro.T1WorkspaceRoot || bytes.Contains([]byte(d.ChangedTo), []byte(" -w"))
+		case assemble.DeviationCommand(rules.T4):
+			ro.T4NoOpen = ro.T4NoOpen || bytes.Contains([]byte(d.ChangedTo), []byte("--no-open"))
+		}
+	}
+	return ro, nil
+}
+
+func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
