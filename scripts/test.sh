@@ -13,8 +13,10 @@ go vet ./...
 
 echo "== go test (unit, vectors, end-to-end with real podman and dsh)"
 # The end-to-end tests run real dsh stages (T4 alone observes 12 s), so
-# the per-binary timeout is raised from go test's default 10 minutes.
-go test -count=1 -timeout 75m ./... 2>&1 | tee /tmp/dshaudit-go-test.log
+# the per-binary timeout is raised from go test's default 10 minutes, and
+# packages run one at a time (-p 1): two packages starting containers at
+# once on 2 cores starve dsh (--cpus 1) and turn boots into boot_failed.
+go test -p 1 -count=1 -timeout 75m ./... 2>&1 | tee /tmp/dshaudit-go-test.log
 status=${PIPESTATUS[0]}
 
 echo "== fuzz smoke (10 s each; the committed corpora also run as unit tests)"
