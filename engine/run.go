@@ -85,7 +85,10 @@ func (c *CLI) runArgs(name, pidfile string, spec RunSpec) []string {
 		lim = DefaultLimits()
 	}
 	a := append([]string(nil), c.pre...)
-	a = append(a, "run", "--rm", "--name", name, "--pull=never")
+	// No --rm: with --rm, podman run races its own cleanup process for the
+	// container and can lose the exit code (seen here: exit 127 after the
+	// command printed its output). remove() runs on every path instead.
+	a = append(a, "run", "--name", name, "--pull=never")
 	if spec.Network == NetworkOn {
 		a = append(a, "--network", "host")
 	} else {

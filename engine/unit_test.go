@@ -88,7 +88,7 @@ func TestRunArgs(t *testing.T) {
 	a := c.runArgs("dshaudit-x", "/tmp/p", s)
 	j := strings.Join(a, " ")
 	for _, want := range []string{
-		"--runtime runc run --rm --name dshaudit-x --pull=never --network none",
+		"--runtime runc run --name dshaudit-x --pull=never --network none",
 		"--memory 768m --cpus 1 --pids-limit 256 --ulimit nofile=1024:1024 --ulimit nproc=1024:1024",
 		"--http-proxy=false --unsetenv TERM",
 		"--env A=1 --env B=2 --mount type=bind,source=/h,destination=/dsh-home",

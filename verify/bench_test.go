@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -186,4 +187,28 @@ func peakRSS(b *testing.B, path string) float64 {
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	return float64(ru.Maxrss) / 1024 // Linux reports KiB
+}
+
+// BenchmarkVerifyMany measures the many-bundles mode (verify.All over the
+// valid test vectors, all CPUs): bundles verified per second, with the
+// CPU count it ran on.
+func BenchmarkVerifyMany(b *testing.B) {
+	vs, pol := loadVectors(b)
+	var paths []string
+	for _, v := range vs {
+		if v.Status == "verified" {
+			paths = append(paths, filepath.Join(vectorsDir, v.File))
+		}
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		for _, it := range All(context.Background(), paths, Options{Policy: pol}, 0) {
+			if it.Report == nil || !it.Report.OK() {
+				b.Fatalf("%s did not verify", it.Path)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*len(paths))/time.Since(start).Seconds(), "bundles/s")
+	b.ReportMetric(float64(runtime.NumCPU()), "CPUs")
 }

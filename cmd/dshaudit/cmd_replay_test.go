@@ -1,0 +1,435 @@
+package main
+
+// Tests of `dshaudit replay` through the CLI: exit codes, --json, and the
+// year-old case end to end (real podman, real dsh, a real OCI registry on
+// loopback). The library-level end-to-end tests are in ../../replay.
+
+import (
+	"archive/tar"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/replay"
+	"github.com/dshaudit/dshaudit/runner"
+)
+
+// replayJSON is the --json object of `dshaudit replay`.
+type replayJSON struct {
+	MediaType     string `json:"media_type"`
+	SchemaVersion int    `json:"schema_version"`
+	replay.Result
+}
+
+func decodeReplay(t *testing.T, stdout string) replayJSON {
+	t.Helper()
+	var r replayJSON
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, stdout)
+	}
+	if r.MediaType != ReplayMediaType || r.SchemaVersion != 1 {
+		t.Errorf("media type %q version %d", r.MediaType, r.SchemaVersion)
+	}
+	return r
+}
+
+func timedCLI(t *testing.T, what string, args ...string) (int, string, string) {
+	t.Helper()
+	start := time.Now()
+	code, out, errs := runRunCLI(t, args...)
+	t.Logf("%s: exit %d in %.1fs", what, code, time.Since(start).Seconds())
+	return code, out, errs
+}
+
+func assertAbsent(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s exists (%v): nothing should have been written", path, err)
+	}
+}
+
+// TestReplayUsageErrors: flags that cannot work are usage errors (exit
+// 2), found before any engine is used.
+func TestReplayUsageErrors(t *testing.T) {
+	key, pub := runTestKey(t)
+	dir := t.TempDir()
+	b := filepath.Join(dir, "b"+runner.BundleSuffix)
+	if err := os.WriteFile(b, []byte("not a bundle"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no key", []string{"replay", b, "--pub", pub}, "--key"},
+		{"no trust", []string{"replay", b, "--key", key}, "--pub"},
+		{"bad image source", []string{"replay", b, "--pub", pub, "--key", key, "--image-from", "tarball:x"}, "--image-from"},
+		{"archive without path", []string{"replay", b, "--pub", pub, "--key", key, "--image-from", "oci-archive"}, "--image-from"},
+		{"out dir missing", []string{"replay", b, "--pub", pub, "--key", key, "--out", "/nonexistent/dir/r.tar.zst"}, "not writable"},
+		{"unreadable bundle", []string{"replay", b, "--pub", pub, "--key", key, "--out", filepath.Join(dir, "r"+runner.BundleSuffix)}, "original bundle unreadable"},
+		{"two bundles", []string{"replay", b, b, "--pub", pub, "--key", key}, "arg"},
+	} {
+		code, out, errs := runRunCLI(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit %d mentioning %q", tc.name, code, errs, out, ExitUsage, tc.want)
+		}
+	}
+	assertAbsent(t, filepath.Join(dir, "r"+runner.BundleSuffix))
+}
+
+// TestReplayCLIDifferent: the unstable fixture's postinstall asks a
+// counter server on the host loopback (T1 has the host network). The
+// original runs while the server answers "ok" (pass); the replay, with
+// the same package bytes (same URL and port), while it answers "fail":
+// T1 is install_failed, so the replay is DIFFERENT (exit 1), naming
+// repetition 1 T1; it still writes a signed bundle that verifies.
+func TestReplayCLIDifferent(t *testing.T) {
+	img := cliImage(t)
+	key, pub := runTestKey(t)
+	var answer atomic.Value
+	answer.Store("ok")
+	var asked atomic.Int64
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		fmt.Fprint(w, answer.Load().(string))
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	pkg := filepath.Join(t.TempDir(), "unstable")
+	if err := os.CopyFS(pkg, os.DirFS("../../testdata/plugins/unstable")); err != nil {
+		t.Fatal(err)
+	}
+	pj := filepath.Join(pkg, "package.json")
+	b, err := os.ReadFile(pj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`"dshauditFixtureCounter": "[^"]*"`)
+	if !re.Match(b) {
+		t.Fatal("unstable/package.json has no dshauditFixtureCounter")
+	}
+	if err := os.WriteFile(pj, re.ReplaceAll(b, []byte(fmt.Sprintf(`"dshauditFixtureCounter": "http://%s/"`, ln.Addr()))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	orig := filepath.Join(dir, "unstable"+runner.BundleSuffix)
+	code, _, errs := timedCLI(t, "original", "run", pkg, "--image", img, "--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
+	if code != ExitOK || asked.Load() != 1 {
+		t.Fatalf("original: exit %d, counter asked %d times; want %d (pass), once\n%s", code, asked.Load(), ExitOK, errs)
+	}
+
+	answer.Store("fail")
+	out := filepath.Join(dir, "unstable.replay"+runner.BundleSuffix)
+	code, stdout, errs := timedCLI(t, "replay", "replay", orig, "--pub", pub, "--key", key, "--package-file", pkg, "--out", out, "--json")
+	if code != ExitFindings {
+		t.Fatalf("replay: exit %d, want %d (DIFFERENT)\nstdout %s\nstderr %s", code, ExitFindings, stdout, errs)
+	}
+	if asked.Load() != 2 {
+		t.Errorf("counter asked %d times, want 2", asked.Load())
+	}
+	r := decodeReplay(t, stdout)
+	c := r.Comparison
+	if r.Outcome != replay.Different || c == nil {
+		t.Fatalf("outcome %s, want %s:\n%s", r.Outcome, replay.Different, stdout)
+	}
+	if c.FirstDifferent != "repetition 1 T1" || c.OldVerdict != "pass" || c.NewVerdict != "install_failed" {
+		t.Errorf("first different %q, verdict %s → %s; want repetition 1 T1, pass → install_failed", c.FirstDifferent, c.OldVerdict, c.NewVerdict)
+	}
+	if len(c.Rows) == 0 || c.Rows[0].Stage != "T1" || c.Rows[0].Same || c.Rows[0].NewVerdict != "install_failed" {
+		t.Errorf("first row %+v", c.Rows)
+	}
+	if !strings.Contains(strings.Join(c.Diff, "\n"), "counter answered fail") {
+		t.Errorf("the diff does not show the postinstall's output:\n%s", strings.Join(c.Diff, "\n"))
+	}
+	if r.Written == nil || r.Written.Path != out {
+		t.Fatalf("written %+v", r.Written)
+	}
+	code, vout, verrs := runRunCLI(t, "verify", out, "--key", pub)
+	if code != 0 || !strings.Contains(vout, "claimed install_failed, re-derived install_failed") {
+		t.Errorf("verify of the replay: exit %d\n%s\n%s", code, vout, verrs)
+	}
+}
+
+// dshauditCache is where scripts/setup.sh caches the image build (the
+// directory of sandbox-image.ref).
+func dshauditCache() string {
+	if c := os.Getenv("DSHAUDIT_CACHE"); c != "" {
+		return c
+	}
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "dshaudit")
+}
+
+// emptyPodmanStore makes a podman storage configuration whose graph root
+// and run root are new, empty directories, and sets
+// CONTAINERS_STORAGE_CONF to it for the rest of the test (podman honours
+// it: every podman the engine runs then sees that store only). The
+// shared store and its sandbox image are not touched. Cleanup removes
+// every container and image of that store, then the directories.
+func emptyPodmanStore(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	conf := filepath.Join(root, "storage.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("[storage]\ndriver = \"overlay\"\ngraphroot = %q\nrunroot = %q\n",
+		filepath.Join(root, "graph"), filepath.Join(root, "run"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, args := range [][]string{{"rm", "-a", "-f"}, {"rmi", "-a", "-f"}} {
+			cmd := exec.Command("podman", args...)
+			cmd.Env = append(os.Environ(), "CONTAINERS_STORAGE_CONF="+conf)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("podman %s in the test store: %v\n%s", strings.Join(args, " "), err, out)
+			}
+		}
+	})
+	t.Setenv("CONTAINERS_STORAGE_CONF", conf)
+	out, err := exec.Command("podman", "info", "--format", "{{.Store.GraphRoot}}").Output()
+	if err != nil || strings.TrimSpace(string(out)) != filepath.Join(root, "graph") {
+		t.Fatalf("podman does not use the test store %s: %q %v", conf, out, err)
+	}
+	return conf
+}
+
+// TestReplayCLIYearOld is the year-old case of the replay issue. The
+// author built the sandbox image and attached it to the release as an
+// OCI archive (`dshaudit image build --oci-archive`, from the cache
+// scripts/setup.sh filled: the same digest as the image in podman), and
+// published it in a registry (a go-containerregistry registry on
+// 127.0.0.1, so the bundle names it: 127.0.0.1:PORT/dsh-sandbox). The
+// original runs the pass fixture against it.
+//
+// A year later the registry is gone (the server is closed) and the
+// engine never held the image: the replay runs against a new, empty
+// podman store (CONTAINERS_STORAGE_CONF; the shared store and its image,
+// which other tests use, are left alone — podman's lookup by digest
+// ignores the name, so a name change alone would not hide it). There:
+//
+//   - --image-from registry: the registry is down → COULD-NOT-RUN, exit 3;
+//   - --image-from engine: the engine lacks the digest → COULD-NOT-RUN, exit 3;
+//   - --image-from oci-archive:FILE, the bundle and that archive alone →
+//     REPRODUCED, exit 0, and the new bundle verifies.
+//
+// Exit 3 is distinct from DIFFERENT's 1 (TestReplayCLIDifferent). Last, a
+// copy of the original with one evidence byte changed is refused (exit
+// 1, "does not verify") before anything runs.
+func TestReplayCLIYearOld(t *testing.T) {
+	img := cliImage(t)
+	pinned, err := engine.ParsePinned(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, pub := runTestKey(t)
+	dir := t.TempDir()
+	pass, err := filepath.Abs("../../testdata/plugins/pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The author's artefacts: an OCI archive and a layout of the image.
+	archive := filepath.Join(dir, "dsh-sandbox.oci.tar")
+	lay := filepath.Join(dir, "dsh-sandbox.oci")
+	code, built, errs := timedCLI(t, "image build", "image", "build", "--cache-dir", dshauditCache(), "--oci-archive", archive, "--oci-layout", lay)
+	if code != ExitOK || strings.TrimSpace(built) != img {
+		t.Fatalf("image build: exit %d, built %q; the sandbox image in podman is %s (run scripts/setup.sh)\n%s", code, built, img, errs)
+	}
+
+	// The registry the author published it in.
+	srv := httptest.NewServer(registry.New())
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	repo := host + "/dsh-sandbox"
+	tag := "0.1.0-rc.8"
+	if pinned.Tag != "" {
+		tag = pinned.Tag
+	}
+	lp, err := layout.FromPath(lay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := lp.Image(v1.Hash{Algorithm: pinned.Digest.Algorithm, Hex: pinned.Digest.Hex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagRef, err := name.ParseReference(repo+":"+tag, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := remote.Write(tagRef, im); err != nil {
+		t.Fatalf("push to the loopback registry: %v", err)
+	}
+	digestRef, err := name.NewDigest(repo+"@"+pinned.Digest.String(), name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if desc, err := remote.Get(digestRef); err != nil || desc.Digest.String() != pinned.Digest.String() {
+		t.Fatalf("the registry does not serve %s: %v", digestRef, err)
+	}
+	t.Logf("pushed to %s in %.1fs", repo, time.Since(start).Seconds())
+	published := repo + ":" + tag + "@" + pinned.Digest.String()
+
+	// The original.
+	orig := filepath.Join(dir, "pass"+runner.BundleSuffix)
+	code, _, errs = timedCLI(t, "original", "run", pass, "--image", published, "--pull", "--insecure-loopback-registry",
+		"--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
+	if code != ExitOK {
+		t.Fatalf("original: exit %d, want %d (pass)\n%s", code, ExitOK, errs)
+	}
+
+	// A year later: the registry is gone, the engine never had the image.
+	srv.Close()
+	if _, err := remote.Get(digestRef); err == nil {
+		t.Fatal("the registry still answers")
+	}
+	emptyPodmanStore(t)
+	if out, err := exec.Command("podman", "images", "-q").Output(); err != nil || strings.TrimSpace(string(out)) != "" {
+		t.Fatalf("the test store is not empty: %q %v", out, err)
+	}
+	if out, err := exec.Command("podman", "image", "inspect", img).CombinedOutput(); err == nil {
+		t.Fatalf("the test store has %s:\n%s", img, out)
+	}
+
+	out := filepath.Join(dir, "pass.replay"+runner.BundleSuffix)
+	for _, tc := range []struct{ from, why string }{
+		{"registry", engine.ErrRegistryUnreachable.Error()},
+		{"engine", engine.ErrImageNotFound.Error()},
+	} {
+		args := []string{"replay", orig, "--pub", pub, "--key", key, "--package-file", pass, "--out", out, "--json", "--image-from", tc.from}
+		if tc.from == "registry" {
+			args = append(args, "--insecure-loopback-registry")
+		}
+		code, stdout, errs := timedCLI(t, "replay --image-from "+tc.from, args...)
+		if code != ExitCouldNotRun {
+			t.Errorf("--image-from %s: exit %d, want %d\nstdout %s\nstderr %s", tc.from, code, ExitCouldNotRun, stdout, errs)
+			continue
+		}
+		r := decodeReplay(t, stdout)
+		if r.Outcome != replay.CouldNotRun || !strings.Contains(r.Why, tc.why) || !strings.Contains(r.Why, pinned.Digest.String()) || r.Comparison != nil {
+			t.Errorf("--image-from %s: outcome %s why %q, want %s naming %q and the digest", tc.from, r.Outcome, r.Why, replay.CouldNotRun, tc.why)
+		}
+		assertAbsent(t, out)
+	}
+
+	code, stdout, errs := timedCLI(t, "replay --image-from oci-archive", "replay", orig, "--pub", pub, "--key", key,
+		"--package-file", pass, "--out", out, "--image-from", "oci-archive:"+archive)
+	if code != ExitOK || !strings.Contains(stdout, "\nRESULT: REPRODUCED\n") || !strings.Contains(stdout, "fingerprints equal: true") {
+		t.Fatalf("replay from the archive: exit %d, want %d (REPRODUCED)\nstdout %s\nstderr %s", code, ExitOK, stdout, errs)
+	}
+	t.Logf("replay output:\n%s", stdout)
+	// The replay put the image, by its digest, in the store that lacked it.
+	if out, err := exec.Command("podman", "image", "inspect", "--format", "{{.Digest}}", img).Output(); err != nil || strings.TrimSpace(string(out)) != pinned.Digest.String() {
+		t.Errorf("test store after the replay: %q %v, want the image %s", out, err, pinned.Digest)
+	}
+	code, vout, verrs := runRunCLI(t, "verify", out, "--key", pub)
+	if code != 0 || !strings.Contains(vout, "claimed pass, re-derived pass") {
+		t.Errorf("verify of the replay: exit %d\n%s\n%s", code, vout, verrs)
+	}
+
+	// An edited original is refused before anything runs: exit 1.
+	raw, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := editEvidenceByte(t, raw, "repetitions/1/T1/stdout")
+	edited := filepath.Join(dir, "edited"+runner.BundleSuffix)
+	if err := os.WriteFile(edited, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out2 := filepath.Join(dir, "edited.replay"+runner.BundleSuffix)
+	code, stdout, errs = timedCLI(t, "replay of an edited original", "replay", edited, "--pub", pub, "--key", key,
+		"--package-file", pass, "--out", out2, "--image-from", "oci-archive:"+archive)
+	if code != ExitFindings || !strings.Contains(errs, "does not verify") || !strings.Contains(errs, "nothing was run") {
+		t.Errorf("edited original: exit %d, want %d\nstdout %s\nstderr %s", code, ExitFindings, stdout, errs)
+	}
+	assertAbsent(t, out2)
+}
+
+// editEvidenceByte returns the bundle raw with one byte of the evidence
+// file at path changed and nothing else: the tar stream inside is the
+// original's with that one byte flipped (the entry's header, and so its
+// recorded size, unchanged), compressed again with the bundle's own zstd
+// settings. It fails the test when recompressing the unedited tar does
+// not give back the same bytes, since the edit would then not be the only
+// change.
+func editEvidenceByte(t *testing.T, raw []byte, path string) []byte {
+	t.Helper()
+	dec, err := zstd.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarBytes, err := io.ReadAll(dec)
+	dec.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compress := func(b []byte) []byte {
+		var buf bytes.Buffer
+		enc, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(bundle.EncoderLevel), zstd.WithWindowSize(bundle.EncoderWindow),
+			zstd.WithEncoderConcurrency(1), zstd.WithConcurrentBlocks(false), zstd.WithEncoderCRC(true),
+			zstd.WithZeroFrames(true), zstd.WithLowerEncoderMem(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := enc.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	if !bytes.Equal(compress(tarBytes), raw) {
+		t.Fatal("recompressing the unedited bundle does not give the same bytes: the edit would not be the only change")
+	}
+	br := bytes.NewReader(tarBytes)
+	tr := tar.NewReader(br)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("no entry %q with content in the bundle: %v", path, err)
+		}
+		if h.Name != path || h.Size == 0 {
+			continue
+		}
+		// archive/tar reads headers exactly; the content starts here.
+		at := len(tarBytes) - br.Len() + int(h.Size)/2
+		edited := bytes.Clone(tarBytes)
+		edited[at] ^= 0x20
+		return compress(edited)
+	}
+}

@@ -1,0 +1,676 @@
+package replay_test
+
+// End-to-end tests of replay: real dsh in the real sandbox image, real
+// podman, real signatures, every new bundle verified with package verify.
+// They need the image scripts/setup.sh builds and FAIL when it is missing.
+// SPEC.md "Replay". The year-old case (a replay from an OCI archive into
+// an engine store that never held the image) and the CLI exit codes are
+// in ../cmd/dshaudit/cmd_replay_test.go.
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/pkgsource"
+	"github.com/dshaudit/dshaudit/replay"
+	"github.com/dshaudit/dshaudit/runner"
+	"github.com/dshaudit/dshaudit/verify"
+)
+
+// e2eImage is the sandbox image reference: $DSHAUDIT_E2E_IMAGE, else the
+// file scripts/setup.sh writes ($DSHAUDIT_CACHE, $XDG_CACHE_HOME/dshaudit
+// or ~/.cache/dshaudit, then sandbox-image.ref). Missing is a failure.
+func e2eImage(t testing.TB) string {
+	t.Helper()
+	if ref := strings.TrimSpace(os.Getenv("DSHAUDIT_E2E_IMAGE")); ref != "" {
+		return ref
+	}
+	cache := os.Getenv("DSHAUDIT_CACHE")
+	if cache == "" {
+		base := os.Getenv("XDG_CACHE_HOME")
+		if base == "" {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".cache")
+		}
+		cache = filepath.Join(base, "dshaudit")
+	}
+	p := filepath.Join(cache, "sandbox-image.ref")
+	b, err := os.ReadFile(p)
+	if err != nil || strings.TrimSpace(string(b)) == "" {
+		t.Fatalf("end-to-end tests need the sandbox image: run scripts/setup.sh (it writes %s) or set DSHAUDIT_E2E_IMAGE=NAME@sha256:…: %v", p, err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+type e2eEnv struct {
+	image  string
+	eng    engine.Engine
+	signer *attest.Signer
+	pub    *attest.PublicKey
+}
+
+var (
+	e2eOnce sync.Once
+	e2eVal  *e2eEnv
+	e2eErr  error
+)
+
+func setupE2E(t *testing.T) *e2eEnv {
+	t.Helper()
+	img := e2eImage(t)
+	e2eOnce.Do(func() {
+		eng, err := engine.Detect(context.Background(), "podman")
+		if err != nil {
+			e2eErr = fmt.Errorf("end-to-end tests need podman (scripts/setup.sh installs it): %w", err)
+			return
+		}
+		if _, err := eng.EnsureImage(context.Background(), img, engine.FromStore()); err != nil {
+			e2eErr = fmt.Errorf("sandbox image %s not in podman (run scripts/setup.sh): %w", img, err)
+			return
+		}
+		priv, pub, err := attest.GenerateKey(attest.Ed25519)
+		if err != nil {
+			e2eErr = err
+			return
+		}
+		s, err := attest.ParseSigner(priv)
+		if err != nil {
+			e2eErr = err
+			return
+		}
+		pk, err := attest.ParsePublicKey(pub)
+		if err != nil {
+			e2eErr = err
+			return
+		}
+		e2eVal = &e2eEnv{image: img, eng: eng, signer: s, pub: pk}
+	})
+	if e2eErr != nil {
+		t.Fatal(e2eErr)
+	}
+	return e2eVal
+}
+
+var tool = bundle.Tool{Name: "dshaudit", Version: "e2e"}
+
+func hostCACert() string {
+	const p = "/etc/ssl/certs/ca-certificates.crt"
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+// recordingEngine remembers every call that touches an image or a
+// container, and the name of every container it ran.
+type recordingEngine struct {
+	engine.Engine
+	mu         sync.Mutex
+	calls      []string
+	containers []string
+}
+
+func (r *recordingEngine) record(call string, res *engine.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, call)
+	if res != nil && res.Container != "" {
+		r.containers = append(r.containers, res.Container)
+	}
+}
+
+func (r *recordingEngine) EnsureImage(ctx context.Context, ref string, src engine.Source) (engine.Image, error) {
+	r.record("EnsureImage "+ref+" from "+src.Kind.String(), nil)
+	return r.Engine.EnsureImage(ctx, ref, src)
+}
+
+func (r *recordingEngine) Run(ctx context.Context, s engine.RunSpec) (*engine.Result, error) {
+	res, err := r.Engine.Run(ctx, s)
+	r.record("Run", res)
+	return res, err
+}
+
+func (r *recordingEngine) Observe(ctx context.Context, s engine.RunSpec, w time.Duration) (*engine.Result, error) {
+	res, err := r.Engine.Observe(ctx, s, w)
+	r.record("Observe", res)
+	return res, err
+}
+
+// ran reports the Run and Observe calls made.
+func (r *recordingEngine) ran() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, c := range r.calls {
+		if c == "Run" || c == "Observe" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// assertNoContainers checks that none of the named containers exists.
+func assertNoContainers(t *testing.T, names []string) {
+	t.Helper()
+	out, err := exec.Command("podman", "ps", "-a", "--format", "{{.Names}}").Output()
+	if err != nil {
+		t.Fatalf("podman ps -a: %v", err)
+	}
+	live := map[string]bool{}
+	for _, n := range strings.Fields(string(out)) {
+		live[n] = true
+	}
+	for _, n := range names {
+		if live[n] {
+			t.Errorf("container %s was left behind", n)
+		}
+	}
+}
+
+// fixtureVerdicts reads the dir → verdict table of testdata/plugins/README.md.
+func fixtureVerdicts(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open("../testdata/plugins/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(sc.Text()), "|"), "|")
+		if len(cells) < 2 {
+			continue
+		}
+		dir, verdict := strings.TrimSpace(cells[0]), strings.Trim(strings.TrimSpace(cells[1]), "`")
+		if dir != "" && dir != "dir" && !strings.HasPrefix(dir, "---") {
+			out[dir] = verdict
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("testdata/plugins/README.md: no dir | verdict table")
+	}
+	return out
+}
+
+// original is a real run written as a signed bundle.
+type original struct {
+	path     string
+	spec     string // the package directory, given again as --package-file
+	sha256   string
+	manifest *bundle.Manifest
+}
+
+// originalsDir holds the originals shared by the tests (TestMain).
+var originalsDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dshaudit-replay-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	originalsDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	originalsMu sync.Mutex
+	originals   = map[string]*originalOnce{}
+)
+
+type originalOnce struct {
+	once sync.Once
+	o    *original
+	err  error
+}
+
+// fixtureOriginal runs testdata/plugins/NAME once for the whole test
+// binary (one repetition: recorded as a repeat count deviation, which the
+// replay repeats) and returns its bundle.
+func fixtureOriginal(t *testing.T, env *e2eEnv, name string) *original {
+	t.Helper()
+	originalsMu.Lock()
+	oo := originals[name]
+	if oo == nil {
+		oo = &originalOnce{}
+		originals[name] = oo
+	}
+	originalsMu.Unlock()
+	oo.once.Do(func() {
+		spec, err := filepath.Abs(filepath.Join("..", "testdata", "plugins", name))
+		if err != nil {
+			oo.err = err
+			return
+		}
+		oo.o, oo.err = runOriginal(t, env, name, spec)
+	})
+	if oo.err != nil {
+		t.Fatalf("original run of %s: %v", name, oo.err)
+	}
+	return oo.o
+}
+
+func runOriginal(t *testing.T, env *e2eEnv, name, spec string) (*original, error) {
+	rec := &recordingEngine{Engine: env.eng}
+	tmp := t.TempDir()
+	r := runner.Runner{Engine: rec, Resolve: runner.PkgsourceResolver(pkgsource.Options{}), TempDir: tmp}
+	start := time.Now()
+	res, err := r.Run(context.Background(), runner.Options{Spec: spec, Image: env.image, Repeat: 1, T1WorkspaceRoot: true,
+		CACert: hostCACert(), Tool: tool})
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	out := filepath.Join(originalsDir, name+runner.BundleSuffix)
+	w, err := runner.WriteBundle(context.Background(), out, res, env.signer)
+	if err != nil {
+		return nil, fmt.Errorf("write bundle: %w", err)
+	}
+	t.Logf("original %s: %s in %.1fs (%s)", name, res.Manifest.Claimed.Verdict, time.Since(start).Seconds(), w.SHA256)
+	assertNoContainers(t, rec.containers)
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(raw)
+	return &original{path: out, spec: spec, sha256: "sha256:" + hex.EncodeToString(sum[:]), manifest: res.Manifest}, nil
+}
+
+// replayOf replays o with a fresh recording engine.
+func replayOf(t *testing.T, env *e2eEnv, o *original, src engine.Source, out string) (*replay.Result, *recordingEngine, error) {
+	t.Helper()
+	rec := &recordingEngine{Engine: env.eng}
+	tmp := t.TempDir()
+	r := runner.Runner{Engine: rec, Resolve: runner.PkgsourceResolver(pkgsource.Options{}), TempDir: tmp}
+	start := time.Now()
+	res, err := replay.Run(context.Background(), r, replay.Options{
+		Original: o.path, Policy: attest.Policy{Key: env.pub}, ImageSource: src,
+		PackageFile: o.spec, Out: out, Signer: env.signer, CACert: hostCACert(), Tool: tool,
+	})
+	outcome := "-"
+	if res != nil {
+		outcome = string(res.Outcome)
+	}
+	t.Logf("replay of %s: %s in %.1fs (err %v)", filepath.Base(o.path), outcome, time.Since(start).Seconds(), err)
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("replay left %d temporary directories", len(ents))
+	}
+	assertNoContainers(t, rec.containers)
+	return res, rec, err
+}
+
+// readBundle reads and verifies the bundle at path.
+func readBundle(t *testing.T, env *e2eEnv, path string) (*bundle.Manifest, *verify.Report) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify.Verify(context.Background(), path, bytes.NewReader(raw), verify.Options{Policy: attest.Policy{Key: env.pub}})
+	if err != nil {
+		t.Fatalf("verify %s: %v", path, err)
+	}
+	a, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := bundle.DecodeManifest(a.RawManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, rep
+}
+
+func condition(cs []bundle.Condition, name string) (string, bool) {
+	for _, c := range cs {
+		if c.Name == name {
+			return c.Value, true
+		}
+	}
+	return "", false
+}
+
+func logComparison(t *testing.T, c *replay.Comparison) {
+	t.Helper()
+	if c == nil {
+		return
+	}
+	for _, r := range c.Rows {
+		t.Logf("  repetition %d %s: %s %s → %s %s; %s", r.Repetition, r.Stage, r.OldStatus, r.OldVerdict, r.NewStatus, r.NewVerdict, strings.Join(r.Differences, "; "))
+	}
+	for _, d := range c.Diff {
+		t.Logf("  %s", d)
+	}
+	t.Logf("  fingerprints equal %v, changed conditions %q", c.FingerprintsEqual, c.ChangedConditions)
+}
+
+// TestReplayE2EFixtures: replaying the bundle of each fixture plugin of
+// the runner's tests (local subjects, given again with --package-file)
+// gives REPRODUCED, and the new bundle verifies and names the original by
+// the sha256 of its file. The unstable fixture, made to behave
+// differently on the replay, is TestReplayCLIDifferent in ../cmd/dshaudit.
+func TestReplayE2EFixtures(t *testing.T) {
+	env := setupE2E(t)
+	verdicts := fixtureVerdicts(t)
+	for _, name := range []string{"pass", "install-failed", "config-failed", "not-registered", "boot-failed"} {
+		want, ok := verdicts[name]
+		if !ok {
+			t.Fatalf("testdata/plugins/README.md has no row for %s", name)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o := fixtureOriginal(t, env, name)
+			if o.manifest.Claimed.Verdict != want {
+				t.Fatalf("original verdict %q, README says %q", o.manifest.Claimed.Verdict, want)
+			}
+			out := filepath.Join(t.TempDir(), name+".replay"+runner.BundleSuffix)
+			res, rec, err := replayOf(t, env, o, engine.FromStore(), out)
+			if err != nil {
+				t.Fatalf("replay: %v", err)
+			}
+			if !res.Verified || res.Unsafe || res.OriginalSHA256 != o.sha256 {
+				t.Errorf("result verified %v unsafe %v original %s, want verified, safe, %s", res.Verified, res.Unsafe, res.OriginalSHA256, o.sha256)
+			}
+			if res.Outcome != replay.Reproduced || res.Comparison == nil || res.Comparison.Outcome != replay.Reproduced {
+				logComparison(t, res.Comparison)
+				t.Fatalf("outcome %s, want %s", res.Outcome, replay.Reproduced)
+			}
+			c := res.Comparison
+			if c.OldVerdict != want || c.NewVerdict != want || c.FirstDifferent != "" || len(c.Diff) != 0 {
+				t.Errorf("comparison %s → %s, first different %q, diff %q", c.OldVerdict, c.NewVerdict, c.FirstDifferent, c.Diff)
+			}
+			if len(c.Rows) != 4 {
+				t.Errorf("%d stage rows, want 4 (one repetition, T1–T4)", len(c.Rows))
+			}
+			for _, r := range c.Rows {
+				if !r.Same || r.OldStatus != r.NewStatus || r.OldVerdict != r.NewVerdict {
+					t.Errorf("row %+v", r)
+				}
+			}
+			// The runner on the same host with the same engine: the
+			// fingerprints are equal.
+			if !c.FingerprintsEqual {
+				t.Errorf("fingerprints differ; changed conditions %q", c.ChangedConditions)
+			}
+			if res.Written == nil || res.Written.Path != out {
+				t.Fatalf("written %+v, want %s", res.Written, out)
+			}
+			if len(rec.ran()) == 0 {
+				t.Error("the replay ran no container")
+			}
+			m, rep := readBundle(t, env, out)
+			if !rep.OK() || rep.DerivedVerdict != want {
+				t.Errorf("new bundle: verify %s, derived %s, findings %+v", rep.Status, rep.DerivedVerdict, rep.Findings)
+			}
+			if v, ok := condition(m.Conditions.Variable, "replay_of"); !ok || v != o.sha256 {
+				t.Errorf("replay_of = %q (%v), want %s", v, ok, o.sha256)
+			}
+			if _, ok := condition(m.Conditions.Variable, "replay_of_unverified_bundle"); ok {
+				t.Error("a verified original is recorded as unverified")
+			}
+			if m.Settings.Repeat != o.manifest.Settings.Repeat || m.Subject != o.manifest.Subject || m.Image != o.manifest.Image {
+				t.Errorf("replay settings %+v subject %+v image %+v, original %+v %+v %+v",
+					m.Settings, m.Subject, m.Image, o.manifest.Settings, o.manifest.Subject, o.manifest.Image)
+			}
+			var od, nd []string
+			for _, d := range o.manifest.Deviations {
+				od = append(od, d.What)
+			}
+			for _, d := range m.Deviations {
+				nd = append(nd, d.What)
+			}
+			if !slices.Equal(od, nd) {
+				t.Errorf("deviations %q, original %q", nd, od)
+			}
+		})
+	}
+}
+
+// TestReplayE2EOtherDigest: the original is valid; the image offered
+// (an OCI archive of another image) has another manifest digest. It is
+// refused before anything runs: the replay could not run (COULD-NOT-RUN,
+// never a plugin result), the error names the digest mismatch, no
+// container ran and no bundle was written.
+func TestReplayE2EOtherDigest(t *testing.T) {
+	env := setupE2E(t)
+	o := fixtureOriginal(t, env, "pass")
+	img, err := random.Image(1024, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := img.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	lp, err := layout.Write(filepath.Join(dir, "layout"), empty.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lp.AppendImage(img); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(dir, "other.oci.tar")
+	tarDir(t, filepath.Join(dir, "layout"), archive)
+
+	out := filepath.Join(t.TempDir(), "other.replay"+runner.BundleSuffix)
+	res, rec, err := replayOf(t, env, o, engine.FromOCIArchive(archive), out)
+	if !errors.Is(err, engine.ErrDigestMismatch) || !errors.Is(err, replay.ErrCouldNotRun) {
+		t.Fatalf("err %v, want a digest mismatch that stops the replay", err)
+	}
+	var dm *engine.DigestMismatchError
+	if !errors.As(err, &dm) || dm.Want != o.manifest.Image.Digest || !strings.Contains(dm.Got, other.String()) {
+		t.Errorf("mismatch %+v, want %s wanted and %s found", dm, o.manifest.Image.Digest, other)
+	}
+	if res == nil || res.Outcome != replay.CouldNotRun || res.Comparison != nil || res.Written != nil || !strings.Contains(res.Why, "digest") {
+		t.Errorf("result %+v", res)
+	}
+	if ran := rec.ran(); len(ran) != 0 {
+		t.Errorf("containers ran: %q", ran)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a bundle was written: %v", err)
+	}
+}
+
+// TestReplayE2EEditedEvidence: one byte of one evidence file
+// (repetition 1's T1 stdout) is changed and the bundle rewritten with
+// everything else as it was. The original no longer verifies, so the
+// replay is refused before anything runs: no image is looked at, no
+// container runs, no bundle is written.
+func TestReplayE2EEditedEvidence(t *testing.T) {
+	env := setupE2E(t)
+	o := fixtureOriginal(t, env, "pass")
+	raw, err := os.ReadFile(o.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const stdout = "repetitions/1/T1/stdout"
+	if p := o.manifest.Repetitions[0].Stages[0].Evidence["stdout"]; p != stdout {
+		t.Fatalf("repetition 1 T1 stdout is %q, want %q", p, stdout)
+	}
+	edited := editEvidenceByte(t, raw, stdout)
+	// Read as a bundle, the edit is exactly one byte of that one file.
+	ea, err := bundle.Read(bytes.NewReader(edited), bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, b := range a.Files {
+		diff := 0
+		for i := range min(len(b), len(ea.Files[p])) {
+			if b[i] != ea.Files[p][i] {
+				diff++
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[p == stdout]; diff != want || len(b) != len(ea.Files[p]) {
+			t.Fatalf("%s: %d bytes changed, want %d", p, diff, want)
+		}
+	}
+	if !bytes.Equal(a.RawManifest, ea.RawManifest) || !bytes.Equal(a.RawSignature, ea.RawSignature) || len(a.Files) != len(ea.Files) {
+		t.Fatal("the edit changed the manifest, the signature or the file list")
+	}
+	bad := &original{path: filepath.Join(t.TempDir(), "edited"+runner.BundleSuffix), spec: o.spec, manifest: o.manifest}
+	if err := os.WriteFile(bad.path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(t.TempDir(), "edited.replay"+runner.BundleSuffix)
+	res, rec, err := replayOf(t, env, bad, engine.FromStore(), out)
+	if !errors.Is(err, replay.ErrNotVerified) || errors.Is(err, replay.ErrCouldNotRun) {
+		t.Fatalf("err %v, want %v", err, replay.ErrNotVerified)
+	}
+	if res == nil || res.Verified || res.Outcome == replay.Reproduced || res.Outcome == replay.CouldNotRun || res.Written != nil || res.Comparison != nil {
+		t.Errorf("result %+v", res)
+	}
+	rec.mu.Lock()
+	calls := slices.Clone(rec.calls)
+	rec.mu.Unlock()
+	if len(calls) != 0 {
+		t.Errorf("the engine was used before the refusal: %q", calls)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a bundle was written: %v", err)
+	}
+	// verify names the edited file.
+	_, rep := readBundle(t, env, bad.path)
+	named := false
+	for _, f := range rep.Findings {
+		named = named || f.File == stdout
+	}
+	if rep.OK() || !named {
+		t.Errorf("verify of the edited bundle: %s, findings %+v; want a finding naming %s", rep.Status, rep.Findings, stdout)
+	}
+}
+
+// tarDir tars the directory dir deterministically into file (an OCI
+// archive is a tar of a layout).
+func tarDir(t *testing.T, dir, file string) {
+	t.Helper()
+	var names []string
+	if err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && p != dir {
+			names = append(names, p)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(names)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, p := range names {
+		rel, _ := filepath.Rel(dir, p)
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.IsDir() {
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: filepath.ToSlash(rel) + "/", Mode: 0o755}); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(b))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editEvidenceByte returns the bundle raw with one byte of the evidence
+// file at path changed and nothing else: the tar stream inside is the
+// original's with that one byte flipped (the entry's header, and so its
+// recorded size, unchanged), compressed again with the bundle's own zstd
+// settings. It fails the test when recompressing the unedited tar does
+// not give back the same bytes, since the edit would then not be the only
+// change.
+func editEvidenceByte(t *testing.T, raw []byte, path string) []byte {
+	t.Helper()
+	dec, err := zstd.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarBytes, err := io.ReadAll(dec)
+	dec.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compress := func(b []byte) []byte {
+		var buf bytes.Buffer
+		enc, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(bundle.EncoderLevel), zstd.WithWindowSize(bundle.EncoderWindow),
+			zstd.WithEncoderConcurrency(1), zstd.WithConcurrentBlocks(false), zstd.WithEncoderCRC(true),
+			zstd.WithZeroFrames(true), zstd.WithLowerEncoderMem(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := enc.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	if !bytes.Equal(compress(tarBytes), raw) {
+		t.Fatal("recompressing the unedited bundle does not give the same bytes: the edit would not be the only change")
+	}
+	br := bytes.NewReader(tarBytes)
+	tr := tar.NewReader(br)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("no entry %q with content in the bundle: %v", path, err)
+		}
+		if h.Name != path || h.Size == 0 {
+			continue
+		}
+		// archive/tar reads headers exactly; the content starts here.
+		at := len(tarBytes) - br.Len() + int(h.Size)/2
+		edited := bytes.Clone(tarBytes)
+		edited[at] ^= 0x20
+		return compress(edited)
+	}
+}
