@@ -227,6 +227,9 @@ func changedConditions(o, n *bundle.Manifest) []string {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
+			if kind == "variable" && (k == ConditionReplayOf || k == ConditionReplayOfUnverified) {
+				continue // what the bundle is, not a condition it ran under
+			}
 			if a[k] != b[k] {
 				out = append(out, fmt.Sprintf("%s condition %s: %q → %q", kind, k, a[k], b[k]))
 			}

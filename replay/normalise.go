@@ -23,6 +23,18 @@ var normalisations = []rule{
 	{"pids", regexp.MustCompile(`\((node|pid):\d+\)|\bpid[ =:]\d+\b`), []byte("(<PID>)")},
 	{"temporary paths", regexp.MustCompile(`/tmp/[^\s'"():]+`), []byte("<TMP>")},
 	{"loopback ports", regexp.MustCompile(`\b(127\.0\.0\.1|localhost|\[::1\]):\d+`), []byte("$1:<PORT>")},
+	// V8's async stack traces depend on microtask timing: the same throw
+	// shows a "process.processTicksAndRejections (node:internal/…)" frame
+	// in one run and not in the next. Each run of consecutive "at …"
+	// frame lines becomes one line; the messages and [cause] chain stay.
+	// A trailing " {" (the error's properties follow) is kept.
+	{"stack frames", regexp.MustCompile(`(?m)^([ \t]+)at (?:.*\n[ \t]+at )*.*?( \{)?$`), []byte("${1}at <STACK>${2}")},
+	// pnpm's update notice comes with a blank line on each side and is
+	// printed when an asynchronous check returns: before "Packages: +1"
+	// in one run, after it in the next. With the box removed, its blank
+	// lines are removed too; all blank lines go, so where they were
+	// cannot differ.
+	{"blank lines", regexp.MustCompile(`(?m)^[ \t]*\n`), nil},
 }
 
 // RuleNames lists the normalisations, in the order they are applied.

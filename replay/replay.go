@@ -36,6 +36,17 @@ var (
 	ErrCouldNotRun = errors.New("replay could not run")
 )
 
+// Variable conditions a replay adds to its new bundle (SPEC.md "Replay").
+// They say what the bundle is, not under which conditions it ran, so the
+// comparison does not list them as changed conditions.
+const (
+	// ConditionReplayOf is "sha256:<hex>" of the original bundle file.
+	ConditionReplayOf = "replay_of"
+	// ConditionReplayOfUnverified is the original's verification status
+	// when it was replayed with UnverifiedUnsafe.
+	ConditionReplayOfUnverified = "replay_of_unverified_bundle"
+)
+
 // Options say what to replay and how.
 type Options struct {
 	// Original is the path of the bundle to reproduce.
@@ -129,9 +140,9 @@ func Run(ctx context.Context, r runner.Runner, o Options) (*Result, error) {
 		return res, err
 	}
 	// Name the original in the new bundle, and the override if used.
-	out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: "replay_of", Value: res.OriginalSHA256})
+	out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: ConditionReplayOf, Value: res.OriginalSHA256})
 	if res.Unsafe {
-		out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: "replay_of_unverified_bundle", Value: string(rep.Status)})
+		out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: ConditionReplayOfUnverified, Value: string(rep.Status)})
 	}
 	if out.Manifest, out.Files, err = assemble.Build(out.Input); err != nil {
 		return res, err

@@ -5,12 +5,13 @@
 #
 #   scripts/main-job.sh [PACKAGE-SPEC] [BUNDLE]
 #
-# PACKAGE-SPEC defaults to the fixture plugin testdata/plugins/pass; any npm
-# name[@version], local tarball or directory works. BUNDLE defaults to
+# PACKAGE-SPEC defaults to the fixture plugin ./testdata/plugins/pass; any npm
+# name[@version], or a local tarball or directory given as a path starting
+# with ./ or / (as npm reads specs), works. BUNDLE defaults to
 # ./<the plugin>.dshaudit.tar.zst.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-spec=${1:-testdata/plugins/pass}
+spec=${1:-./testdata/plugins/pass}
 out=${2:-$(basename "${spec%.tgz}").dshaudit.tar.zst}
 cache=${DSHAUDIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dshaudit}
 

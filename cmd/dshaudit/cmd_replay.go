@@ -194,9 +194,10 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	case errors.Is(err, replay.ErrOriginal), errors.Is(err, replay.ErrPackageFile), errors.Is(err, runner.ErrOptions):
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	case errors.Is(err, replay.ErrSubjectMismatch):
-		return silentError{fmt.Errorf("%w: %w", ErrFindings, err)}
+		// Not silent: nothing else reports it.
+		return fmt.Errorf("%w: %w", ErrFindings, err)
 	case err != nil:
-		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
+		return printCouldNotRun(s, o, err)
 	}
 	if o.JSON {
 		if err := writeJSON(s.Out, struct {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -244,7 +245,8 @@ func emptyPodmanStore(t *testing.T) string {
 //   - --image-from oci-archive:FILE, the bundle and that archive alone →
 //     REPRODUCED, exit 0, and the new bundle verifies.
 //
-// Exit 3 is distinct from DIFFERENT's 1 (TestReplayCLIDifferent). Last, a
+// Exit 3 is distinct from DIFFERENT's 1 (TestReplayCLIDifferent). Last,
+// another package than the recorded subject is refused (exit 1), and a
 // copy of the original with one evidence byte changed is refused (exit
 // 1, "does not verify") before anything runs.
 func TestReplayCLIYearOld(t *testing.T) {
@@ -269,7 +271,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 	}
 
 	// The registry the author published it in.
-	srv := httptest.NewServer(registry.New())
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
 	repo := host + "/dsh-sandbox"
@@ -351,6 +353,9 @@ func TestReplayCLIYearOld(t *testing.T) {
 		t.Fatalf("replay from the archive: exit %d, want %d (REPRODUCED)\nstdout %s\nstderr %s", code, ExitOK, stdout, errs)
 	}
 	t.Logf("replay output:\n%s", stdout)
+	if strings.Contains(stdout, "condition changed: variable condition "+replay.ConditionReplayOf) {
+		t.Error("the replay's own marker is listed as a changed condition")
+	}
 	// The replay put the image, by its digest, in the store that lacked it.
 	if out, err := exec.Command("podman", "image", "inspect", "--format", "{{.Digest}}", img).Output(); err != nil || strings.TrimSpace(string(out)) != pinned.Digest.String() {
 		t.Errorf("test store after the replay: %q %v, want the image %s", out, err, pinned.Digest)
@@ -359,6 +364,20 @@ func TestReplayCLIYearOld(t *testing.T) {
 	if code != 0 || !strings.Contains(vout, "claimed pass, re-derived pass") {
 		t.Errorf("verify of the replay: exit %d\n%s\n%s", code, vout, verrs)
 	}
+
+	// Another package than the one the original tested: exit 1, said on
+	// stderr, no bundle.
+	other, err := filepath.Abs("../../testdata/plugins/boot-failed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out3 := filepath.Join(dir, "other.replay"+runner.BundleSuffix)
+	code, stdout, errs = timedCLI(t, "replay with another package", "replay", orig, "--pub", pub, "--key", key,
+		"--package-file", other, "--out", out3, "--image-from", "engine")
+	if code != ExitFindings || !strings.Contains(errs, replay.ErrSubjectMismatch.Error()) {
+		t.Errorf("another package: exit %d, want %d naming %q\nstdout %s\nstderr %s", code, ExitFindings, replay.ErrSubjectMismatch, stdout, errs)
+	}
+	assertAbsent(t, out3)
 
 	// An edited original is refused before anything runs: exit 1.
 	raw, err := os.ReadFile(orig)
