@@ -129,6 +129,14 @@ func TestRunCLIEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(vout, "claimed install_failed, re-derived install_failed") {
 		t.Errorf("verify: exit %d\n%s\n%s", code, vout, verrs)
 	}
+	// The declaration run prints is one its own bundle backs (a static
+	// layer declaration: the dynamic layer failed).
+	claimFile := filepath.Join(t.TempDir(), "README.md")
+	os.WriteFile(claimFile, []byte("# plugin\n\n"+sum.Declaration), 0o644)
+	code, vout, verrs = runRunCLI(t, "verify", out, "--key", pub, "--claim", claimFile)
+	if code != 0 || !strings.Contains(sum.Declaration, "static layer only") || !strings.Contains(vout, "CLAIM: claim backed") {
+		t.Errorf("declaration %q not backed: exit %d\n%s\n%s", sum.Declaration, code, vout, verrs)
+	}
 }
 
 // TestRunCtrlC sends SIGINT to a real `dshaudit run` process in the middle
