@@ -780,3 +780,70 @@ func TestReplayE2ERegistryPackage(t *testing.T) {
 		t.Errorf("replay_of = %q, want %s", v, o.sha256)
 	}
 }
+
+// TestReplayNormaliseLifecycleOrder: pnpm's lifecycle lines of two
+// dependencies, interleaved in two orders in two real T1 runs of
+// @deepseek-ai/dsh-base, normalise to the same bytes; one package's own
+// lines keep their order, and other lines stay where they were.
+func TestReplayNormaliseLifecycleOrder(t *testing.T) {
+	const head = "Packages: +266\n++++\n.../node_modules/protobufjs postinstall$ node scripts/postinstall\n.../node_modules/node-pty install$ node scripts/prebuild.js || node-gyp rebuild\n"
+	const tail = ".../node_modules/node-pty install: Done\n.../node_modules/node-pty postinstall$ node scripts/post-install.js\n.../node_modules/node-pty postinstall: Done\ndependencies:\n+ @deepseek-ai/dsh-base 0.1.0-rc.8"
+	a := head + ".../node_modules/node-pty install: \x1b[32m> Checking prebuilds...\x1b[0m\n.../node_modules/protobufjs postinstall: Done\n" + tail
+	b := head + ".../node_modules/protobufjs postinstall: Done\n.../node_modules/node-pty install: \x1b[32m> Checking prebuilds...\x1b[0m\n" + tail
+	na, nb := replay.Normalise([]byte(a)), replay.Normalise([]byte(b))
+	if !bytes.Equal(na, nb) {
+		t.Fatalf("differ:\n%s\n---\n%s", na, nb)
+	}
+	want := "Packages: +266\n++++\n" +
+		".../node_modules/node-pty install$ node scripts/prebuild.js || node-gyp rebuild\n" +
+		".../node_modules/node-pty install: \x1b[32m> Checking prebuilds...\x1b[0m\n" +
+		".../node_modules/node-pty install: Done\n" +
+		".../node_modules/node-pty postinstall$ node scripts/post-install.js\n" +
+		".../node_modules/node-pty postinstall: Done\n" +
+		".../node_modules/protobufjs postinstall$ node scripts/postinstall\n" +
+		".../node_modules/protobufjs postinstall: Done\n" +
+		"dependencies:\n+ @deepseek-ai/dsh-base 0.1.0-rc.8"
+	if string(na) != want {
+		t.Errorf("normalised\n%q\nwant\n%q", na, want)
+	}
+	// A line that differs is still a difference.
+	c := strings.Replace(b, "protobufjs postinstall: Done", "protobufjs postinstall: failed", 1)
+	if bytes.Equal(replay.Normalise([]byte(c)), nb) {
+		t.Error("a changed lifecycle line normalises away")
+	}
+}
+
+// TestReplayNormalisePeerTree: pnpm's unmet-peer report of two real T1
+// runs of @deepseek-ai/dsh-base reaches the same packages by other paths
+// from the root; normalised, both are the same list of "PACKAGE: issue"
+// lines. A tree line starting with │ is not taken for the update notice.
+func TestReplayNormalisePeerTree(t *testing.T) {
+	const warn = "\u2009WARN\u2009 Issues with peer dependencies found\n.\n└─┬ @deepseek-ai/dsh-base 0.1.0-rc.8\n  └─┬ @deepseek-ai/dsh-session-telemetry-otel 0.1.0-rc.8\n"
+	a := warn + "    ├─┬ @opentelemetry/otlp-exporter-base 0.220.0\n" +
+		"    │ └─┬ @opentelemetry/core 2.9.0\n" +
+		"    │   └── ✕ unmet peer @opentelemetry/api@\">=1.0.0 <1.10.0\": found 1.10.0\n" +
+		"    └─┬ @opentelemetry/sdk-trace 2.9.0\n" +
+		"      └── ✕ unmet peer @opentelemetry/api@\">=1.3.0 <1.10.0\": found 1.10.0\n" +
+		"Done in 12.5s using pnpm v9.15.9\n"
+	b := warn + "    ├─┬ @opentelemetry/sdk-trace 2.9.0\n" +
+		"    │ └── ✕ unmet peer @opentelemetry/api@\">=1.3.0 <1.10.0\": found 1.10.0\n" +
+		"    └─┬ @opentelemetry/exporter-logs-otlp-http 0.220.0\n" +
+		"      └─┬ @opentelemetry/core 2.9.0\n" +
+		"        └── ✕ unmet peer @opentelemetry/api@\">=1.0.0 <1.10.0\": found 1.10.0\n" +
+		"Done in 11.9s using pnpm v9.15.9\n"
+	na, nb := replay.Normalise([]byte(a)), replay.Normalise([]byte(b))
+	if !bytes.Equal(na, nb) {
+		t.Fatalf("differ:\n%s\n---\n%s", na, nb)
+	}
+	want := "\u2009WARN\u2009 Issues with peer dependencies found\n" +
+		"@opentelemetry/core 2.9.0: ✕ unmet peer @opentelemetry/api@\">=1.0.0 <1.10.0\": found 1.10.0\n" +
+		"@opentelemetry/sdk-trace 2.9.0: ✕ unmet peer @opentelemetry/api@\">=1.3.0 <1.10.0\": found 1.10.0\n" +
+		"Done in <DURATION> using pnpm v9.15.9\n"
+	if string(na) != want {
+		t.Errorf("normalised\n%s\nwant\n%s", na, want)
+	}
+	c := strings.Replace(b, "found 1.10.0\n    └─┬", "found 1.11.0\n    └─┬", 1)
+	if bytes.Equal(replay.Normalise([]byte(c)), nb) {
+		t.Error("another unmet peer version normalises away")
+	}
+}

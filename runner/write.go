@@ -29,13 +29,13 @@ func DefaultOutName(name, version string) string {
 
 // Written describes a bundle written to disk.
 type Written struct {
-	Path string
+	Path string `json:"path"`
 	// SHA256 is "sha256:<hex>" of the bundle file as written.
-	SHA256 string
-	Size   int64
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
 	// Declaration is the DSHIO/T 10 8.1 declaration with the bundle's
 	// digest, or "" when the result supports none.
-	Declaration string
+	Declaration string `json:"declaration,omitempty"`
 }
 
 // WriteBundle encodes the manifest canonically, signs it with signer
