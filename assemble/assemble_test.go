@@ -44,7 +44,7 @@ func helloInput(t *testing.T, t4exit int, alive bool) Input {
 		Fingerprint: "dsh=0.1.0-rc.8;img=x@sha256:" + strings.Repeat("a", 64) + ";node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1",
 		Settings:    bundle.Settings{ObservationWindowMS: 12000, Repeat: 1},
 		StartedAt:   t0, FinishedAt: t0.Add(time.Minute), Dynamic: true,
-		Static: StaticInput{Metadata: readEv(t, "plugins/hello/package.json"), Patch: readEv(t, "plugins/hello/cordis.patch.yml"), InstalledSize: -1},
+		Static:      StaticInput{Metadata: readEv(t, "plugins/hello/package.json"), Patch: readEv(t, "plugins/hello/cordis.patch.yml"), InstalledSize: -1},
 		Repetitions: [][]StageRun{{t1, st(rules.T2, "hello", 0), st(rules.T3, "hello", 0), t4}},
 	}
 }

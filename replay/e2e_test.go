@@ -16,7 +16,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -31,42 +30,19 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/random"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/internal/e2etest"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/replay"
 	"github.com/dshaudit/dshaudit/runner"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
-// e2eImage is the sandbox image reference: $DSHAUDIT_E2E_IMAGE, else the
-// file scripts/setup.sh writes ($DSHAUDIT_CACHE, $XDG_CACHE_HOME/dshaudit
-// or ~/.cache/dshaudit, then sandbox-image.ref). Missing is a failure.
-func e2eImage(t testing.TB) string {
-	t.Helper()
-	if ref := strings.TrimSpace(os.Getenv("DSHAUDIT_E2E_IMAGE")); ref != "" {
-		return ref
-	}
-	cache := os.Getenv("DSHAUDIT_CACHE")
-	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
-		cache = filepath.Join(base, "dshaudit")
-	}
-	p := filepath.Join(cache, "sandbox-image.ref")
-	b, err := os.ReadFile(p)
-	if err != nil || strings.TrimSpace(string(b)) == "" {
-		t.Fatalf("end-to-end tests need the sandbox image: run scripts/setup.sh (it writes %s) or set DSHAUDIT_E2E_IMAGE=NAME@sha256:…: %v", p, err)
-	}
-	return strings.TrimSpace(string(b))
-}
-
+// e2eEnv is the real environment (package e2etest), with the field
+// names these tests use.
 type e2eEnv struct {
 	image  string
 	eng    engine.Engine
@@ -74,47 +50,13 @@ type e2eEnv struct {
 	pub    *attest.PublicKey
 }
 
-var (
-	e2eOnce sync.Once
-	e2eVal  *e2eEnv
-	e2eErr  error
-)
-
 func setupE2E(t *testing.T) *e2eEnv {
 	t.Helper()
-	img := e2eImage(t)
-	e2eOnce.Do(func() {
-		eng, err := engine.Detect(context.Background(), "podman")
-		if err != nil {
-			e2eErr = fmt.Errorf("end-to-end tests need podman (scripts/setup.sh installs it): %w", err)
-			return
-		}
-		if _, err := eng.EnsureImage(context.Background(), img, engine.FromStore()); err != nil {
-			e2eErr = fmt.Errorf("sandbox image %s not in podman (run scripts/setup.sh): %w", img, err)
-			return
-		}
-		priv, pub, err := attest.GenerateKey(attest.Ed25519)
-		if err != nil {
-			e2eErr = err
-			return
-		}
-		s, err := attest.ParseSigner(priv)
-		if err != nil {
-			e2eErr = err
-			return
-		}
-		pk, err := attest.ParsePublicKey(pub)
-		if err != nil {
-			e2eErr = err
-			return
-		}
-		e2eVal = &e2eEnv{image: img, eng: eng, signer: s, pub: pk}
-	})
-	if e2eErr != nil {
-		t.Fatal(e2eErr)
-	}
-	return e2eVal
+	e := e2etest.Setup(t)
+	return &e2eEnv{image: e.Image, eng: e.Engine, signer: e.Signer, pub: e.Pub}
 }
+
+func e2eImage(t testing.TB) string { return e2etest.SandboxImage(t) }
 
 var tool = bundle.Tool{Name: "dshaudit", Version: "e2e"}
 
@@ -628,59 +570,8 @@ func tarDir(t *testing.T, dir, file string) {
 	}
 }
 
-// editEvidenceByte returns the bundle raw with one byte of the evidence
-// file at path changed and nothing else: the tar stream inside is the
-// original's with that one byte flipped (the entry's header, and so its
-// recorded size, unchanged), compressed again with the bundle's own zstd
-// settings. It fails the test when recompressing the unedited tar does
-// not give back the same bytes, since the edit would then not be the only
-// change.
 func editEvidenceByte(t *testing.T, raw []byte, path string) []byte {
-	t.Helper()
-	dec, err := zstd.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tarBytes, err := io.ReadAll(dec)
-	dec.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	compress := func(b []byte) []byte {
-		var buf bytes.Buffer
-		enc, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(bundle.EncoderLevel), zstd.WithWindowSize(bundle.EncoderWindow),
-			zstd.WithEncoderConcurrency(1), zstd.WithConcurrentBlocks(false), zstd.WithEncoderCRC(true),
-			zstd.WithZeroFrames(true), zstd.WithLowerEncoderMem(false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := enc.Write(b); err != nil {
-			t.Fatal(err)
-		}
-		if err := enc.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
-	}
-	if !bytes.Equal(compress(tarBytes), raw) {
-		t.Fatal("recompressing the unedited bundle does not give the same bytes: the edit would not be the only change")
-	}
-	br := bytes.NewReader(tarBytes)
-	tr := tar.NewReader(br)
-	for {
-		h, err := tr.Next()
-		if err != nil {
-			t.Fatalf("no entry %q with content in the bundle: %v", path, err)
-		}
-		if h.Name != path || h.Size == 0 {
-			continue
-		}
-		// archive/tar reads headers exactly; the content starts here.
-		at := len(tarBytes) - br.Len() + int(h.Size)/2
-		edited := bytes.Clone(tarBytes)
-		edited[at] ^= 0x20
-		return compress(edited)
-	}
+	return e2etest.EditEvidenceByte(t, raw, path)
 }
 
 // TestReplayNormaliseStackFrames: two real dsh T4 outputs of the

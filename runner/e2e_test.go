@@ -26,35 +26,13 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/internal/e2etest"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
-// e2eImage is the sandbox image reference: $DSHAUDIT_E2E_IMAGE, else the
-// file scripts/setup.sh writes ($DSHAUDIT_CACHE, $XDG_CACHE_HOME/dshaudit
-// or ~/.cache/dshaudit, then sandbox-image.ref). Missing is a failure.
-func e2eImage(t testing.TB) string {
-	t.Helper()
-	if ref := strings.TrimSpace(os.Getenv("DSHAUDIT_E2E_IMAGE")); ref != "" {
-		return ref
-	}
-	cache := os.Getenv("DSHAUDIT_CACHE")
-	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
-		cache = filepath.Join(base, "dshaudit")
-	}
-	p := filepath.Join(cache, "sandbox-image.ref")
-	b, err := os.ReadFile(p)
-	if err != nil || strings.TrimSpace(string(b)) == "" {
-		t.Fatalf("end-to-end tests need the sandbox image: run scripts/setup.sh (it writes %s) or set DSHAUDIT_E2E_IMAGE=NAME@sha256:…: %v", p, err)
-	}
-	return strings.TrimSpace(string(b))
-}
-
+// e2eEnv is the real environment (package e2etest), with the field
+// names these tests use.
 type e2eEnv struct {
 	image  string
 	eng    engine.Engine
@@ -62,47 +40,13 @@ type e2eEnv struct {
 	pub    *attest.PublicKey
 }
 
-var (
-	e2eOnce sync.Once
-	e2eVal  *e2eEnv
-	e2eErr  error
-)
-
 func setupE2E(t *testing.T) *e2eEnv {
 	t.Helper()
-	img := e2eImage(t)
-	e2eOnce.Do(func() {
-		eng, err := engine.Detect(context.Background(), "podman")
-		if err != nil {
-			e2eErr = fmt.Errorf("end-to-end tests need podman (scripts/setup.sh installs it): %w", err)
-			return
-		}
-		if _, err := eng.EnsureImage(context.Background(), img, engine.FromStore()); err != nil {
-			e2eErr = fmt.Errorf("sandbox image %s not in podman (run scripts/setup.sh): %w", img, err)
-			return
-		}
-		priv, pub, err := attest.GenerateKey(attest.Ed25519)
-		if err != nil {
-			e2eErr = err
-			return
-		}
-		s, err := attest.ParseSigner(priv)
-		if err != nil {
-			e2eErr = err
-			return
-		}
-		pk, err := attest.ParsePublicKey(pub)
-		if err != nil {
-			e2eErr = err
-			return
-		}
-		e2eVal = &e2eEnv{image: img, eng: eng, signer: s, pub: pk}
-	})
-	if e2eErr != nil {
-		t.Fatal(e2eErr)
-	}
-	return e2eVal
+	e := e2etest.Setup(t)
+	return &e2eEnv{image: e.Image, eng: e.Engine, signer: e.Signer, pub: e.Pub}
 }
+
+func e2eImage(t testing.TB) string { return e2etest.SandboxImage(t) }
 
 // recordingEngine remembers the name of every container it ran.
 type recordingEngine struct {

@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
-	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/replay"
 	"github.com/dshaudit/dshaudit/runner"
 )
@@ -153,31 +150,13 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	if err := checkOutDir(out); err != nil {
 		return err
 	}
-	eng, err := engine.Detect(ctx, o.Engine)
-	if err != nil {
-		if errors.Is(err, engine.ErrBadSpec) {
-			return fmt.Errorf("%w: --engine: %w", ErrUsage, err)
-		}
+	r, err := newCLIRunner(ctx, o.Engine, o.Registry, o.TempDir, showProgress, s)
+	if errors.Is(err, ErrCouldNotRun) {
 		return printCouldNotRun(s, o, err)
+	} else if err != nil {
+		return err
 	}
-	var mu sync.Mutex
-	begin := time.Now()
-	r := runner.Runner{
-		Engine:  eng,
-		Resolve: runner.PkgsourceResolver(pkgsource.Options{Registry: o.Registry}),
-		Clock:   time.Now,
-		TempDir: o.TempDir,
-		Progress: func(e runner.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			if e.Phase == runner.PhaseWarning {
-				fmt.Fprintf(s.ErrOut, "dshaudit: warning: %s\n", e.Message)
-			} else if showProgress {
-				fmt.Fprintln(s.ErrOut, progressLine(time.Since(begin), e))
-			}
-		},
-	}
-	res, err := replay.Run(ctx, r, replay.Options{
+	res, err := replay.Run(ctx, *r, replay.Options{
 		Original: o.Bundle, Policy: pol, UnverifiedUnsafe: o.UnverifiedUnsafe, ImageSource: src,
 		PackageFile: o.PackageFile, Out: out, Signer: signer, CACert: ro.caCert(),
 		Tool: bundle.Tool{Name: "dshaudit", Version: version},

@@ -5,11 +5,10 @@ package main
 // loopback). The library-level end-to-end tests are in ../../replay.
 
 import (
-	"archive/tar"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dshaudit/dshaudit/internal/e2etest"
 	"io"
 	"io/fs"
 	"log"
@@ -30,9 +29,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/klauspost/compress/zstd"
 
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/replay"
 	"github.com/dshaudit/dshaudit/runner"
@@ -398,57 +395,6 @@ func TestReplayCLIYearOld(t *testing.T) {
 	assertAbsent(t, out2)
 }
 
-// editEvidenceByte returns the bundle raw with one byte of the evidence
-// file at path changed and nothing else: the tar stream inside is the
-// original's with that one byte flipped (the entry's header, and so its
-// recorded size, unchanged), compressed again with the bundle's own zstd
-// settings. It fails the test when recompressing the unedited tar does
-// not give back the same bytes, since the edit would then not be the only
-// change.
 func editEvidenceByte(t *testing.T, raw []byte, path string) []byte {
-	t.Helper()
-	dec, err := zstd.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tarBytes, err := io.ReadAll(dec)
-	dec.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	compress := func(b []byte) []byte {
-		var buf bytes.Buffer
-		enc, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(bundle.EncoderLevel), zstd.WithWindowSize(bundle.EncoderWindow),
-			zstd.WithEncoderConcurrency(1), zstd.WithConcurrentBlocks(false), zstd.WithEncoderCRC(true),
-			zstd.WithZeroFrames(true), zstd.WithLowerEncoderMem(false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := enc.Write(b); err != nil {
-			t.Fatal(err)
-		}
-		if err := enc.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
-	}
-	if !bytes.Equal(compress(tarBytes), raw) {
-		t.Fatal("recompressing the unedited bundle does not give the same bytes: the edit would not be the only change")
-	}
-	br := bytes.NewReader(tarBytes)
-	tr := tar.NewReader(br)
-	for {
-		h, err := tr.Next()
-		if err != nil {
-			t.Fatalf("no entry %q with content in the bundle: %v", path, err)
-		}
-		if h.Name != path || h.Size == 0 {
-			continue
-		}
-		// archive/tar reads headers exactly; the content starts here.
-		at := len(tarBytes) - br.Len() + int(h.Size)/2
-		edited := bytes.Clone(tarBytes)
-		edited[at] ^= 0x20
-		return compress(edited)
-	}
+	return e2etest.EditEvidenceByte(t, raw, path)
 }

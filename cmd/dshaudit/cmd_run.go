@@ -242,31 +242,9 @@ func runRun(ctx context.Context, o *runOptions, s *streams) error {
 		return err
 	}
 
-	eng, err := engine.Detect(ctx, o.Engine)
+	r, err := newCLIRunner(ctx, o.Engine, o.Registry, o.TempDir, showProgress, s)
 	if err != nil {
-		if errors.Is(err, engine.ErrBadSpec) {
-			return fmt.Errorf("%w: --engine: %w", ErrUsage, err)
-		}
-		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
-	}
-	var mu sync.Mutex
-	begin := time.Now()
-	r := &runner.Runner{
-		Engine:  eng,
-		Resolve: runner.PkgsourceResolver(pkgsource.Options{Registry: o.Registry}),
-		Clock:   time.Now,
-		TempDir: o.TempDir,
-		Progress: func(e runner.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			if e.Phase == runner.PhaseWarning {
-				fmt.Fprintf(s.ErrOut, "dshaudit: warning: %s\n", e.Message)
-				return
-			}
-			if showProgress {
-				fmt.Fprintln(s.ErrOut, progressLine(time.Since(begin), e))
-			}
-		},
+		return err
 	}
 	res, err := r.Run(ctx, runner.Options{
 		Spec: o.Spec, Image: o.Image, ImageSource: src, Repeat: o.Repeat, Baseline: o.Baseline,
@@ -298,6 +276,36 @@ func runRun(ctx context.Context, o *runOptions, s *streams) error {
 		return silentError{fmt.Errorf("%w: overall verdict %s", ErrFindings, sum.Verdict)}
 	}
 	return nil
+}
+
+// newCLIRunner makes the runner `run` and `replay` use: the detected
+// engine, the pkgsource resolver, warnings always and progress lines when
+// asked on stderr. An engine that cannot be found is ErrCouldNotRun.
+func newCLIRunner(ctx context.Context, engineName, registry, tempDir string, showProgress bool, s *streams) (*runner.Runner, error) {
+	eng, err := engine.Detect(ctx, engineName)
+	if err != nil {
+		if errors.Is(err, engine.ErrBadSpec) {
+			return nil, fmt.Errorf("%w: --engine: %w", ErrUsage, err)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrCouldNotRun, err)
+	}
+	var mu sync.Mutex
+	begin := time.Now()
+	return &runner.Runner{
+		Engine:  eng,
+		Resolve: runner.PkgsourceResolver(pkgsource.Options{Registry: registry}),
+		Clock:   time.Now,
+		TempDir: tempDir,
+		Progress: func(e runner.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			if e.Phase == runner.PhaseWarning {
+				fmt.Fprintf(s.ErrOut, "dshaudit: warning: %s\n", e.Message)
+			} else if showProgress {
+				fmt.Fprintln(s.ErrOut, progressLine(time.Since(begin), e))
+			}
+		},
+	}, nil
 }
 
 // classifyRunErr maps a runner error to the exit code classes.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/dshaudit/dshaudit/internal/e2etest"
 	"io"
 	"os"
 	"os/exec"
@@ -70,28 +71,9 @@ func TestRunEngineMissing(t *testing.T) {
 	}
 }
 
-// cliImage is the sandbox image scripts/setup.sh builds (see
-// runner/e2e_test.go); missing is a failure.
-func cliImage(t *testing.T) string {
-	t.Helper()
-	if ref := strings.TrimSpace(os.Getenv("DSHAUDIT_E2E_IMAGE")); ref != "" {
-		return ref
-	}
-	cache := os.Getenv("DSHAUDIT_CACHE")
-	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
-		cache = filepath.Join(base, "dshaudit")
-	}
-	b, err := os.ReadFile(filepath.Join(cache, "sandbox-image.ref"))
-	if err != nil || strings.TrimSpace(string(b)) == "" {
-		t.Fatalf("needs the sandbox image: run scripts/setup.sh or set DSHAUDIT_E2E_IMAGE: %v", err)
-	}
-	return strings.TrimSpace(string(b))
-}
+// cliImage is the sandbox image scripts/setup.sh builds; missing is a
+// failure.
+func cliImage(t *testing.T) string { return e2etest.SandboxImage(t) }
 
 // TestRunCLIEndToEnd runs the install-failed fixture for real through the
 // CLI with --json, then verifies the bundle with `dshaudit verify`.

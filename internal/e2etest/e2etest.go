@@ -1,0 +1,158 @@
+// Package e2etest owns what the end-to-end tests of runner, replay and the
+// CLI share: finding the real sandbox image that scripts/setup.sh built,
+// the real podman engine, a signing key, and an exact one-byte edit of a
+// bundle's evidence. It is imported by tests only. A missing real part is
+// a test failure, never a skip.
+package e2etest
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/engine"
+)
+
+// SandboxImage is the sandbox image reference: $DSHAUDIT_E2E_IMAGE, else
+// the file scripts/setup.sh writes ($DSHAUDIT_CACHE, $XDG_CACHE_HOME/dshaudit
+// or ~/.cache/dshaudit, then sandbox-image.ref). Missing is a failure.
+func SandboxImage(t testing.TB) string {
+	t.Helper()
+	if ref := strings.TrimSpace(os.Getenv("DSHAUDIT_E2E_IMAGE")); ref != "" {
+		return ref
+	}
+	p := filepath.Join(CacheDir(), "sandbox-image.ref")
+	b, err := os.ReadFile(p)
+	if err != nil || strings.TrimSpace(string(b)) == "" {
+		t.Fatalf("end-to-end tests need the sandbox image: run scripts/setup.sh (it writes %s) or set DSHAUDIT_E2E_IMAGE=NAME@sha256:…: %v", p, err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// CacheDir is scripts/setup.sh's cache directory.
+func CacheDir() string {
+	if c := os.Getenv("DSHAUDIT_CACHE"); c != "" {
+		return c
+	}
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "dshaudit")
+}
+
+// Env is the real environment of an end-to-end test.
+type Env struct {
+	Image  string
+	Engine engine.Engine
+	Signer *attest.Signer
+	Pub    *attest.PublicKey
+}
+
+var (
+	once sync.Once
+	env  *Env
+	err  error
+)
+
+// Setup finds podman and the sandbox image in its store and makes one
+// Ed25519 key for the test binary; it fails the test when any is missing.
+func Setup(t testing.TB) *Env {
+	t.Helper()
+	img := SandboxImage(t)
+	once.Do(func() { env, err = setup(img) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+func setup(img string) (*Env, error) {
+	eng, err := engine.Detect(context.Background(), "podman")
+	if err != nil {
+		return nil, fmt.Errorf("end-to-end tests need podman (scripts/setup.sh installs it): %w", err)
+	}
+	if _, err := eng.EnsureImage(context.Background(), img, engine.FromStore()); err != nil {
+		return nil, fmt.Errorf("sandbox image %s not in podman (run scripts/setup.sh): %w", img, err)
+	}
+	priv, pub, err := attest.GenerateKey(attest.Ed25519)
+	if err != nil {
+		return nil, err
+	}
+	s, err := attest.ParseSigner(priv)
+	if err != nil {
+		return nil, err
+	}
+	pk, err := attest.ParsePublicKey(pub)
+	if err != nil {
+		return nil, err
+	}
+	return &Env{Image: img, Engine: eng, Signer: s, Pub: pk}, nil
+}
+
+// EditEvidenceByte returns the bundle raw with one byte of the evidence
+// file at path changed and nothing else: the tar stream inside is the
+// original's with that one byte flipped (the entry's header, and so its
+// recorded size, unchanged), compressed again with the bundle's own zstd
+// settings. It fails the test when recompressing the unedited tar does
+// not give back the same bytes, since the edit would then not be the only
+// change.
+func EditEvidenceByte(t testing.TB, raw []byte, path string) []byte {
+	t.Helper()
+	dec, err := zstd.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarBytes, err := io.ReadAll(dec)
+	dec.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compress := func(b []byte) []byte {
+		var buf bytes.Buffer
+		enc, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(bundle.EncoderLevel), zstd.WithWindowSize(bundle.EncoderWindow),
+			zstd.WithEncoderConcurrency(1), zstd.WithConcurrentBlocks(false), zstd.WithEncoderCRC(true),
+			zstd.WithZeroFrames(true), zstd.WithLowerEncoderMem(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := enc.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	if !bytes.Equal(compress(tarBytes), raw) {
+		t.Fatal("recompressing the unedited bundle does not give the same bytes: the edit would not be the only change")
+	}
+	br := bytes.NewReader(tarBytes)
+	tr := tar.NewReader(br)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("no entry %q with content in the bundle: %v", path, err)
+		}
+		if h.Name != path || h.Size == 0 {
+			continue
+		}
+		// archive/tar reads headers exactly; the content starts here.
+		at := len(tarBytes) - br.Len() + int(h.Size)/2
+		edited := bytes.Clone(tarBytes)
+		edited[at] ^= 0x20
+		return compress(edited)
+	}
+}
