@@ -153,6 +153,9 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
+	if o.Limits.MaxEntries < 1 || o.Limits.MaxEntrySize < 1 || o.Limits.MaxTotal < 1 {
+		return fmt.Errorf("%w: --max-entries, --max-entry-size and --max-total must be positive", ErrUsage)
+	}
 	opts := verify.Options{Policy: pol, Limits: o.Limits}
 	paths, err := verify.Expand(o.Bundles)
 	if err != nil {

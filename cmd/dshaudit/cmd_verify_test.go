@@ -42,6 +42,8 @@ func TestVerifyExitCodes(t *testing.T) {
 		{"claim contradicts", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/wrong-date.md"}, 1, "CLAIM: claim contradicts bundle"},
 		{"many with failures", []string{"verify", vecDir, "--key", vecKey}, 1, "verified"},
 		{"unknown flag", []string{"verify", "--bogus"}, 2, ""},
+		{"zero limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-entries", "0"}, 2, ""},
+		{"small limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-entry-size", "100"}, 1, "RESULT: tampered"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, c.args...)
