@@ -41,7 +41,7 @@ if [ -n "$missing" ]; then
 	say "apt-get update"
 	DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
 	say "apt-get install -y$missing"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >&2
 else
 	say "packages present: podman runc debootstrap busybox-static zstd ca-certificates"
 fi
