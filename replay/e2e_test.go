@@ -41,23 +41,6 @@ import (
 	"github.com/dshaudit/dshaudit/verify"
 )
 
-// e2eEnv is the real environment (package e2etest), with the field
-// names these tests use.
-type e2eEnv struct {
-	image  string
-	eng    engine.Engine
-	signer *attest.Signer
-	pub    *attest.PublicKey
-}
-
-func setupE2E(t *testing.T) *e2eEnv {
-	t.Helper()
-	e := e2etest.Setup(t)
-	return &e2eEnv{image: e.Image, eng: e.Engine, signer: e.Signer, pub: e.Pub}
-}
-
-func e2eImage(t testing.TB) string { return e2etest.SandboxImage(t) }
-
 var tool = bundle.Tool{Name: "dshaudit", Version: "e2e"}
 
 func hostCACert() string {
@@ -197,7 +180,7 @@ type originalOnce struct {
 // fixtureOriginal runs testdata/plugins/NAME once for the whole test
 // binary (one repetition: recorded as a repeat count deviation, which the
 // replay repeats) and returns its bundle.
-func fixtureOriginal(t *testing.T, env *e2eEnv, name string) *original {
+func fixtureOriginal(t *testing.T, env *e2etest.Env, name string) *original {
 	t.Helper()
 	originalsMu.Lock()
 	oo := originals[name]
@@ -220,18 +203,18 @@ func fixtureOriginal(t *testing.T, env *e2eEnv, name string) *original {
 	return oo.o
 }
 
-func runOriginal(t *testing.T, env *e2eEnv, name, spec string) (*original, error) {
-	rec := &recordingEngine{Engine: env.eng}
+func runOriginal(t *testing.T, env *e2etest.Env, name, spec string) (*original, error) {
+	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
 	r := runner.Runner{Engine: rec, Resolve: runner.PkgsourceResolver(pkgsource.Options{}), TempDir: tmp}
 	start := time.Now()
-	res, err := r.Run(context.Background(), runner.Options{Spec: spec, Image: env.image, Repeat: 1, T1WorkspaceRoot: true,
+	res, err := r.Run(context.Background(), runner.Options{Spec: spec, Image: env.Image, Repeat: 1, T1WorkspaceRoot: true,
 		CACert: hostCACert(), Tool: tool})
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	out := filepath.Join(originalsDir, name+runner.BundleSuffix)
-	w, err := runner.WriteBundle(context.Background(), out, res, env.signer)
+	w, err := runner.WriteBundle(context.Background(), out, res, env.Signer)
 	if err != nil {
 		return nil, fmt.Errorf("write bundle: %w", err)
 	}
@@ -246,15 +229,15 @@ func runOriginal(t *testing.T, env *e2eEnv, name, spec string) (*original, error
 }
 
 // replayOf replays o with a fresh recording engine.
-func replayOf(t *testing.T, env *e2eEnv, o *original, src engine.Source, out string) (*replay.Result, *recordingEngine, error) {
+func replayOf(t *testing.T, env *e2etest.Env, o *original, src engine.Source, out string) (*replay.Result, *recordingEngine, error) {
 	t.Helper()
-	rec := &recordingEngine{Engine: env.eng}
+	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
 	r := runner.Runner{Engine: rec, Resolve: runner.PkgsourceResolver(pkgsource.Options{}), TempDir: tmp}
 	start := time.Now()
 	res, err := replay.Run(context.Background(), r, replay.Options{
-		Original: o.path, Policy: attest.Policy{Key: env.pub}, ImageSource: src,
-		PackageFile: o.spec, Out: out, Signer: env.signer, CACert: hostCACert(), Tool: tool,
+		Original: o.path, Policy: attest.Policy{Key: env.Pub}, ImageSource: src,
+		PackageFile: o.spec, Out: out, Signer: env.Signer, CACert: hostCACert(), Tool: tool,
 	})
 	outcome := "-"
 	if res != nil {
@@ -269,13 +252,13 @@ func replayOf(t *testing.T, env *e2eEnv, o *original, src engine.Source, out str
 }
 
 // readBundle reads and verifies the bundle at path.
-func readBundle(t *testing.T, env *e2eEnv, path string) (*bundle.Manifest, *verify.Report) {
+func readBundle(t *testing.T, env *e2etest.Env, path string) (*bundle.Manifest, *verify.Report) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := verify.Verify(context.Background(), path, bytes.NewReader(raw), verify.Options{Policy: attest.Policy{Key: env.pub}})
+	rep, err := verify.Verify(context.Background(), path, bytes.NewReader(raw), verify.Options{Policy: attest.Policy{Key: env.Pub}})
 	if err != nil {
 		t.Fatalf("verify %s: %v", path, err)
 	}
@@ -319,7 +302,7 @@ func logComparison(t *testing.T, c *replay.Comparison) {
 // the sha256 of its file. The unstable fixture, made to behave
 // differently on the replay, is TestReplayCLIDifferent in ../cmd/dshaudit.
 func TestReplayE2EFixtures(t *testing.T) {
-	env := setupE2E(t)
+	env := e2etest.Setup(t)
 	verdicts := fixtureVerdicts(t)
 	for _, name := range []string{"pass", "install-failed", "config-failed", "not-registered", "boot-failed"} {
 		want, ok := verdicts[name]
@@ -409,7 +392,7 @@ func TestReplayE2EFixtures(t *testing.T) {
 // never a plugin result), the error names the digest mismatch, no
 // container ran and no bundle was written.
 func TestReplayE2EOtherDigest(t *testing.T) {
-	env := setupE2E(t)
+	env := e2etest.Setup(t)
 	o := fixtureOriginal(t, env, "pass")
 	img, err := random.Image(1024, 1)
 	if err != nil {
@@ -456,7 +439,7 @@ func TestReplayE2EOtherDigest(t *testing.T) {
 // replay is refused before anything runs: no image is looked at, no
 // container runs, no bundle is written.
 func TestReplayE2EEditedEvidence(t *testing.T) {
-	env := setupE2E(t)
+	env := e2etest.Setup(t)
 	o := fixtureOriginal(t, env, "pass")
 	raw, err := os.ReadFile(o.path)
 	if err != nil {
@@ -643,7 +626,7 @@ func TestReplayNormalisePnpmNotice(t *testing.T) {
 // the recorded one, re-runs and reproduces the original. No
 // --package-file is given.
 func TestReplayE2ERegistryPackage(t *testing.T) {
-	env := setupE2E(t)
+	env := e2etest.Setup(t)
 	const spec = "@deepseek-ai/dsh-base@0.1.0-rc.8"
 	o, err := runOriginal(t, env, "registry-dsh-base", spec)
 	if err != nil {

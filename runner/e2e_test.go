@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,23 +29,6 @@ import (
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/verify"
 )
-
-// e2eEnv is the real environment (package e2etest), with the field
-// names these tests use.
-type e2eEnv struct {
-	image  string
-	eng    engine.Engine
-	signer *attest.Signer
-	pub    *attest.PublicKey
-}
-
-func setupE2E(t *testing.T) *e2eEnv {
-	t.Helper()
-	e := e2etest.Setup(t)
-	return &e2eEnv{image: e.Image, eng: e.Engine, signer: e.Signer, pub: e.Pub}
-}
-
-func e2eImage(t testing.TB) string { return e2etest.SandboxImage(t) }
 
 // recordingEngine remembers the name of every container it ran.
 type recordingEngine struct {
@@ -90,9 +72,9 @@ type e2eCase struct {
 
 // runAndVerify runs c for real, writes the bundle, verifies it with
 // package verify and checks verify re-derives what the run claimed.
-func runAndVerify(t *testing.T, env *e2eEnv, c e2eCase) (*Result, *verify.Report) {
+func runAndVerify(t *testing.T, env *e2etest.Env, c e2eCase) (*Result, *verify.Report) {
 	t.Helper()
-	rec := &recordingEngine{Engine: env.eng}
+	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
 	r := &Runner{Engine: rec, Resolve: PkgsourceResolver(pkgsource.Options{}), TempDir: tmp,
 		Progress: func(e Event) {
@@ -102,14 +84,14 @@ func runAndVerify(t *testing.T, env *e2eEnv, c e2eCase) (*Result, *verify.Report
 		}}
 	start := time.Now()
 	res, err := r.Run(context.Background(), Options{
-		Spec: c.spec, Image: env.image, Repeat: c.repeat, T1WorkspaceRoot: c.workspaceRoot,
+		Spec: c.spec, Image: env.Image, Repeat: c.repeat, T1WorkspaceRoot: c.workspaceRoot,
 		CACert: hostCACert(), Tool: bundle.Tool{Name: "dshaudit", Version: "e2e"},
 	})
 	if err != nil {
 		t.Fatalf("%s: run: %v", c.name, err)
 	}
 	out := filepath.Join(t.TempDir(), DefaultOutName(res.Manifest.Subject.Name, res.Manifest.Subject.Version))
-	w, err := WriteBundle(context.Background(), out, res, env.signer)
+	w, err := WriteBundle(context.Background(), out, res, env.Signer)
 	if err != nil {
 		t.Fatalf("%s: write bundle: %v", c.name, err)
 	}
@@ -123,7 +105,7 @@ func runAndVerify(t *testing.T, env *e2eEnv, c e2eCase) (*Result, *verify.Report
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := verify.Verify(context.Background(), out, bytes.NewReader(raw), verify.Options{Policy: attest.Policy{Key: env.pub}})
+	rep, err := verify.Verify(context.Background(), out, bytes.NewReader(raw), verify.Options{Policy: attest.Policy{Key: env.Pub}})
 	if err != nil {
 		t.Fatalf("%s: verify: %v", c.name, err)
 	}
@@ -257,7 +239,7 @@ func verdictTable(t *testing.T, path, keyCol, verdictCol string) map[string][]st
 // TestE2EFixtures runs the fixture plugins of testdata/plugins, each to
 // the verdict its README row names, with the standard two repetitions.
 func TestE2EFixtures(t *testing.T) {
-	env := setupE2E(t)
+	env := e2etest.Setup(t)
 	table := verdictTable(t, "../testdata/plugins/README.md", "dir", "verdict")
 	for _, dir := range []string{"pass", "install-failed", "config-failed", "not-registered", "boot-failed", "unstable"} {
 		row, ok := table[dir]
@@ -306,25 +288,7 @@ func unstableFixture(t *testing.T) string {
 			t.Errorf("the counter was asked %d times, want 2 (once per T1)", n.Load())
 		}
 	})
-	src := filepath.Join("..", "testdata", "plugins", "unstable")
-	dst := filepath.Join(t.TempDir(), "unstable")
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	pj := filepath.Join(dst, "package.json")
-	b, err := os.ReadFile(pj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	re := regexp.MustCompile(`"dshauditFixtureCounter": "[^"]*"`)
-	if !re.Match(b) {
-		t.Fatal("unstable/package.json has no dshauditFixtureCounter")
-	}
-	b = re.ReplaceAll(b, []byte(fmt.Sprintf(`"dshauditFixtureCounter": "http://%s/"`, ln.Addr())))
-	if err := os.WriteFile(pj, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return e2etest.CounterFixture(t, filepath.Join("..", "testdata", "plugins", "unstable"), ln.Addr().String())
 }
 
 // TestE2ESharedEvidence runs the plugins of testdata/dsh-evidence (the
@@ -333,7 +297,7 @@ func unstableFixture(t *testing.T) string {
 // count deviation: these runs check verdicts, the fixtures above check
 // the two-repetition sequence.
 func TestE2ESharedEvidence(t *testing.T) {
-	env := setupE2E(t)
+	env := e2etest.Setup(t)
 	table := verdictTable(t, "../testdata/dsh-evidence/README.md", "case", "expected verdict")
 	cases := []string{"hello", "noflag", "throws", "badyaml", "noinsert", "hang", "exits"}
 	for _, name := range cases {
@@ -369,8 +333,8 @@ func TestE2ESharedEvidence(t *testing.T) {
 // leaves no bundle, no temporary file next to it, no temporary directory
 // and no container.
 func TestE2EInterrupt(t *testing.T) {
-	env := setupE2E(t)
-	rec := &recordingEngine{Engine: env.eng}
+	env := e2etest.Setup(t)
+	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
 	outDir := t.TempDir()
 	out := filepath.Join(outDir, "interrupted"+BundleSuffix)
@@ -384,11 +348,11 @@ func TestE2EInterrupt(t *testing.T) {
 		}}
 	spec, _ := filepath.Abs("../testdata/plugins/pass")
 	start := time.Now()
-	res, err := r.Run(ctx, Options{Spec: spec, Image: env.image, T1WorkspaceRoot: true, CACert: hostCACert(),
+	res, err := r.Run(ctx, Options{Spec: spec, Image: env.Image, T1WorkspaceRoot: true, CACert: hostCACert(),
 		Tool: bundle.Tool{Name: "dshaudit", Version: "e2e"}})
 	if err == nil {
 		// Too late to interrupt the run: interrupt the write instead.
-		_, err = WriteBundle(ctx, out, res, env.signer)
+		_, err = WriteBundle(ctx, out, res, env.Signer)
 	}
 	if err == nil || ctx.Err() == nil {
 		t.Fatalf("run not interrupted: %v", err)
@@ -427,11 +391,11 @@ func TestE2EInterrupt(t *testing.T) {
 // verdict is whatever dsh gives; the test checks the path and that verify
 // re-derives the same verdicts.
 func TestE2ERegistryPackage(t *testing.T) {
-	env := setupE2E(t)
+	env := e2etest.Setup(t)
 	const spec = "@deepseek-ai/dsh-base@0.1.0-rc.8"
-	rec := &recordingEngine{Engine: env.eng}
+	rec := &recordingEngine{Engine: env.Engine}
 	r := &Runner{Engine: rec, Resolve: PkgsourceResolver(pkgsource.Options{}), TempDir: t.TempDir()}
-	res, err := r.Run(context.Background(), Options{Spec: spec, Image: env.image, Repeat: 1, T1WorkspaceRoot: true,
+	res, err := r.Run(context.Background(), Options{Spec: spec, Image: env.Image, Repeat: 1, T1WorkspaceRoot: true,
 		CACert: hostCACert(), Tool: bundle.Tool{Name: "dshaudit", Version: "e2e"}})
 	if err != nil {
 		t.Fatal(err)
@@ -446,12 +410,12 @@ func TestE2ERegistryPackage(t *testing.T) {
 	}
 	t.Logf("%s: %s, installed size %d", spec, m.Claimed.Verdict, m.Static.InstalledSize)
 	out := filepath.Join(t.TempDir(), "r"+BundleSuffix)
-	w, err := WriteBundle(context.Background(), out, res, env.signer)
+	w, err := WriteBundle(context.Background(), out, res, env.Signer)
 	if err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(w.Path)
-	rep, err := verify.Verify(context.Background(), out, bytes.NewReader(raw), verify.Options{Policy: attest.Policy{Key: env.pub}})
+	rep, err := verify.Verify(context.Background(), out, bytes.NewReader(raw), verify.Options{Policy: attest.Policy{Key: env.Pub}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -122,22 +121,7 @@ func TestReplayCLIDifferent(t *testing.T) {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 
-	pkg := filepath.Join(t.TempDir(), "unstable")
-	if err := os.CopyFS(pkg, os.DirFS("../../testdata/plugins/unstable")); err != nil {
-		t.Fatal(err)
-	}
-	pj := filepath.Join(pkg, "package.json")
-	b, err := os.ReadFile(pj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	re := regexp.MustCompile(`"dshauditFixtureCounter": "[^"]*"`)
-	if !re.Match(b) {
-		t.Fatal("unstable/package.json has no dshauditFixtureCounter")
-	}
-	if err := os.WriteFile(pj, re.ReplaceAll(b, []byte(fmt.Sprintf(`"dshauditFixtureCounter": "http://%s/"`, ln.Addr()))), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	pkg := e2etest.CounterFixture(t, "../../testdata/plugins/unstable", ln.Addr().String())
 
 	dir := t.TempDir()
 	orig := filepath.Join(dir, "unstable"+runner.BundleSuffix)
@@ -176,20 +160,6 @@ func TestReplayCLIDifferent(t *testing.T) {
 	if code != 0 || !strings.Contains(vout, "claimed install_failed, re-derived install_failed") {
 		t.Errorf("verify of the replay: exit %d\n%s\n%s", code, vout, verrs)
 	}
-}
-
-// dshauditCache is where scripts/setup.sh caches the image build (the
-// directory of sandbox-image.ref).
-func dshauditCache() string {
-	if c := os.Getenv("DSHAUDIT_CACHE"); c != "" {
-		return c
-	}
-	base := os.Getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home, _ := os.UserHomeDir()
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "dshaudit")
 }
 
 // emptyPodmanStore makes a podman storage configuration whose graph root
@@ -262,7 +232,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 	// The author's artefacts: an OCI archive and a layout of the image.
 	archive := filepath.Join(dir, "dsh-sandbox.oci.tar")
 	lay := filepath.Join(dir, "dsh-sandbox.oci")
-	code, built, errs := timedCLI(t, "image build", "image", "build", "--cache-dir", dshauditCache(), "--oci-archive", archive, "--oci-layout", lay)
+	code, built, errs := timedCLI(t, "image build", "image", "build", "--cache-dir", e2etest.CacheDir(), "--oci-archive", archive, "--oci-layout", lay)
 	if code != ExitOK || strings.TrimSpace(built) != img {
 		t.Fatalf("image build: exit %d, built %q; the sandbox image in podman is %s (run scripts/setup.sh)\n%s", code, built, img, errs)
 	}

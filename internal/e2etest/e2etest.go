@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -155,4 +156,31 @@ func EditEvidenceByte(t testing.TB, raw []byte, path string) []byte {
 		edited[at] ^= 0x20
 		return compress(edited)
 	}
+}
+
+var counterField = regexp.MustCompile(`"dshauditFixtureCounter": "[^"]*"`)
+
+// CounterFixture copies the unstable fixture plugin from dir into a
+// temporary directory with its dshauditFixtureCounter set to
+// http://addr/, the counter server whose answers the fixture's
+// postinstall obeys (testdata/plugins/README.md), and returns the copy.
+func CounterFixture(t testing.TB, dir, addr string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "unstable")
+	if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	pj := filepath.Join(dst, "package.json")
+	b, err := os.ReadFile(pj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !counterField.Match(b) {
+		t.Fatal("unstable/package.json has no dshauditFixtureCounter")
+	}
+	b = counterField.ReplaceAll(b, []byte(fmt.Sprintf(`"dshauditFixtureCounter": "http://%s/"`, addr)))
+	if err := os.WriteFile(pj, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }
