@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 )
 
 // FileList returns the manifest Files entries for files: each path with
@@ -11,7 +13,7 @@ import (
 // the paths; EncodeManifest and Write do.
 func FileList(files map[string][]byte) []File {
 	out := make([]File, 0, len(files))
-	for _, p := range sortedKeys(files) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		out = append(out, fileOf(p, files[p]))
 	}
 	return out
@@ -66,7 +68,7 @@ func compareFiles(listed []File, files map[string][]byte) []Finding {
 	for p := range files {
 		paths[p] = true
 	}
-	for _, p := range sortedKeys(paths) {
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
 		w, isListed := want[p]
 		data, isPresent := files[p]
 		switch {

@@ -3,7 +3,9 @@ package bundle
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 )
 
 // ValidateManifest checks the structural invariants of m (SPEC.md
@@ -44,18 +46,18 @@ func ValidateManifest(m *Manifest) error {
 			bad("files[%d] %q: negative size %d", i, f.Path, f.Size)
 		}
 	}
-	if !slices.IsSortedFunc(m.Files, func(a, b File) int { return cmpString(a.Path, b.Path) }) {
+	if !slices.IsSortedFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) }) {
 		bad("files are not sorted by path")
 	}
 
-	for _, role := range sortedKeys(m.Static.Evidence) {
+	for _, role := range slices.Sorted(maps.Keys(m.Static.Evidence)) {
 		if p := m.Static.Evidence[role]; !listed[p] {
 			bad("static.evidence[%q] = %q is not listed in files", role, p)
 		}
 	}
 	for r, rep := range m.Repetitions {
 		for s, st := range rep.Stages {
-			for _, role := range sortedKeys(st.Evidence) {
+			for _, role := range slices.Sorted(maps.Keys(st.Evidence)) {
 				if p := st.Evidence[role]; !listed[p] {
 					bad("repetitions[%d].stages[%d] (%q).evidence[%q] = %q is not listed in files", r, s, st.Stage, role, p)
 				}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -187,7 +189,7 @@ func checkEntryHeader(hdr *tar.Header, lim Limits) error {
 	if hdr.Format != tar.FormatUSTAR && hdr.Format != tar.FormatPAX {
 		return fmt.Errorf("%w: %q is in tar format %v, want ustar or PAX", ErrUnsupportedHeader, name, hdr.Format)
 	}
-	for _, k := range sortedKeys(hdr.PAXRecords) {
+	for _, k := range slices.Sorted(maps.Keys(hdr.PAXRecords)) {
 		if k != "path" {
 			return fmt.Errorf("%w: %q has PAX record %q", ErrUnsupportedHeader, name, k)
 		}

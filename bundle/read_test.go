@@ -4,8 +4,10 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
+	"maps"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +25,7 @@ func TestReadRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(a.Files, c.Files) {
 		t.Error("files changed")
 	}
-	if want := sortedKeys(c.Files); !reflect.DeepEqual(a.Order, want) {
+	if want := slices.Sorted(maps.Keys(c.Files)); !reflect.DeepEqual(a.Order, want) {
 		t.Errorf("order %q, want %q", a.Order, want)
 	}
 	m, err := DecodeManifest(a.RawManifest)

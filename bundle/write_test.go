@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func TestWriteDeterministic(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		c2 := c
 		c2.Files = map[string][]byte{}
-		keys := sortedKeys(c.Files)
+		keys := slices.Sorted(maps.Keys(c.Files))
 		for j := range keys {
 			k := keys[(j*7+i)%len(keys)]
 			c2.Files[k] = bytes.Clone(c.Files[k])
@@ -36,7 +37,7 @@ func TestWriteDeterministic(t *testing.T) {
 	}
 	// Via the Builder, adding in reverse order.
 	var bl Builder
-	keys := sortedKeys(c.Files)
+	keys := slices.Sorted(maps.Keys(c.Files))
 	for i := len(keys) - 1; i >= 0; i-- {
 		if err := bl.Add(keys[i], c.Files[keys[i]]); err != nil {
 			t.Fatal(err)
@@ -105,7 +106,7 @@ func TestWriteLayout(t *testing.T) {
 			t.Errorf("short name written as %v", hdr.Format)
 		}
 	}
-	want := append([]string{ManifestPath, SignaturePath}, sortedKeys(c.Files)...)
+	want := append([]string{ManifestPath, SignaturePath}, slices.Sorted(maps.Keys(c.Files))...)
 	if strings.Join(names, "\n") != strings.Join(want, "\n") {
 		t.Errorf("entry order\n got %q\nwant %q", names, want)
 	}

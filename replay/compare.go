@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -147,12 +148,7 @@ func compareStage(o, n bundle.Stage, of, nf map[string][]byte, diff []string, re
 	for r := range n.Evidence {
 		roles[r] = true
 	}
-	keys := make([]string, 0, len(roles))
-	for r := range roles {
-		keys = append(keys, r)
-	}
-	slices.Sort(keys)
-	for _, role := range keys {
+	for _, role := range slices.Sorted(maps.Keys(roles)) {
 		a, aok := of[o.Evidence[role]]
 		b, bok := nf[n.Evidence[role]]
 		if aok != bok {
@@ -221,12 +217,7 @@ func changedConditions(o, n *bundle.Manifest) []string {
 		for k := range b {
 			names[k] = true
 		}
-		keys := make([]string, 0, len(names))
-		for k := range names {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(names)) {
 			if kind == "variable" && (k == ConditionReplayOf || k == ConditionReplayOfUnverified) {
 				continue // what the bundle is, not a condition it ran under
 			}

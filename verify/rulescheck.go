@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -30,7 +31,7 @@ func checkRules(rep *Report, m *bundle.Manifest, files map[string][]byte) {
 	for i, c := range append(append([]bundle.Condition{}, m.Conditions.Fixed...), m.Conditions.Variable...) {
 		texts[fmt.Sprintf("conditions[%d]", i)] = c.Name + " " + c.Value
 	}
-	for _, field := range sortedKeys(texts) {
+	for _, field := range slices.Sorted(maps.Keys(texts)) {
 		if certifiedWord.MatchString(texts[field]) {
 			viol(field, "DSHIO/T 10 8.2", "claims a certified state; while v1.0 is in force no such state exists")
 		}
@@ -100,7 +101,7 @@ func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte, 
 		assemble.RoleNodeVersion: fp.Node,
 		assemble.RolePNPMVersion: fp.PNPM,
 	}
-	for _, role := range sortedKeys(observed) {
+	for _, role := range slices.Sorted(maps.Keys(observed)) {
 		p := m.Environment.Evidence[role]
 		b, ok := files[p]
 		if p == "" || !ok {
@@ -121,13 +122,4 @@ func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte, 
 func NormaliseVersion(out string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
 	return strings.TrimPrefix(strings.TrimSpace(line), "v")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"sort"
 	"strings"
 )
 
@@ -91,13 +90,4 @@ func readTarballClaim(name string, r io.Reader) ([]byte, string, error) {
 		pkg = meta.Name + "@" + meta.Version
 	}
 	return readme, pkg, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

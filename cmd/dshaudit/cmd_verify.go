@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -250,7 +252,7 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 			}
 		}
 		fmt.Fprintf(s.Out, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
-		for _, v := range sortedKeys(sum.ByVerdict) {
+		for _, v := range slices.Sorted(maps.Keys(sum.ByVerdict)) {
 			fmt.Fprintf(s.Out, "  %-28s %d\n", v, sum.ByVerdict[v])
 		}
 		if len(sum.Failed) > 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/runner"
 )
 
 // capture is one case directory of testdata/dsh-evidence.
@@ -94,13 +95,11 @@ func padded(obs []*rules.Observation) []*rules.Observation {
 }
 
 func (c capture) spec(sub rules.Subject) string {
-	return "/pkgs/" + tarballName(sub.Name, sub.Version)
-}
-
-// tarballName is npm pack's file name: scope without @, / as -.
-func tarballName(name, version string) string {
-	n := strings.ReplaceAll(strings.TrimPrefix(name, "@"), "/", "-")
-	return n + "-" + version + ".tgz"
+	name, err := runner.TarballFileName(sub.Name, sub.Version)
+	if err != nil {
+		panic(err) // the fixture plugins' names are valid npm names
+	}
+	return "/pkgs/" + name
 }
 
 func (c capture) argv(st rules.Stage, sub rules.Subject) []string {

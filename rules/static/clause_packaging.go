@@ -2,7 +2,9 @@ package static
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -174,7 +176,7 @@ func check532(s *state) ClauseResult {
 			probs = append(probs, fmt.Sprintf("%s is %s, expected an object of name → version", f, jsonKind(v)))
 			continue
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			count++
 			where := fmt.Sprintf("%s[%s]", f, quote(k))
 			str, ok := m[k].(string)
@@ -210,7 +212,7 @@ func check532(s *state) ClauseResult {
 					walk(fmt.Sprintf("%s[%d]", where, i), x, depth+1)
 				}
 			case map[string]any:
-				for _, k := range sortedKeys(t) {
+				for _, k := range slices.Sorted(maps.Keys(t)) {
 					walk(where+"."+k, t[k], depth+1)
 				}
 			}

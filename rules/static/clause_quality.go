@@ -2,6 +2,7 @@ package static
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -78,7 +79,7 @@ func check552(s *state) ClauseResult {
 	var deps []string
 	for _, f := range depFields {
 		if m, ok := s.pkg[f].(map[string]any); ok {
-			for _, k := range sortedKeys(m) {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				deps = append(deps, f+": "+quote(k))
 			}
 		}

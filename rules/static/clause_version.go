@@ -2,6 +2,8 @@ package static
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -66,7 +68,7 @@ func readDeclared(pkg map[string]any) declared {
 		if !ok {
 			d.problems = append(d.problems, fmt.Sprintf("peerDependencies is %s, expected an object; it is ignored", jsonKind(pd)))
 		}
-		for _, name := range sortedKeys(pm) {
+		for _, name := range slices.Sorted(maps.Keys(pm)) {
 			switch {
 			case isDSHPackage(name):
 				d.peers = append(d.peers, peerRange{name, pm[name]})
@@ -288,7 +290,7 @@ func mjsTargets(v any) []string {
 				walk(x)
 			}
 		case map[string]any:
-			for _, k := range sortedKeys(t) {
+			for _, k := range slices.Sorted(maps.Keys(t)) {
 				walk(t[k])
 			}
 		}
