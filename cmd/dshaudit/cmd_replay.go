@@ -29,12 +29,8 @@ type replayOptions struct {
 	PackageFile      string
 	Out              string
 	UnverifiedUnsafe bool
-	Engine           string
-	Registry         string
-	CACert           string
-	TempDir          string
-	Progress         string
-	JSON             bool
+	sandboxFlags
+	JSON bool
 }
 
 func newReplayCmd(s *streams) *cobra.Command {
@@ -96,11 +92,7 @@ Exit codes:
 	f.StringVar(&o.PackageFile, "package-file", "", "the tarball or directory of a local subject")
 	f.StringVar(&o.Out, "out", "", "new bundle (default <original>.replay"+runner.BundleSuffix+")")
 	f.BoolVar(&o.UnverifiedUnsafe, "unverified-unsafe", false, "replay an original that does not verify (said in the output and the new bundle)")
-	f.StringVar(&o.Engine, "engine", "podman", "container engine: podman, docker or auto")
-	f.StringVar(&o.Registry, "registry", "", "npm registry (default: the one npm is configured with)")
-	f.StringVar(&o.CACert, "ca-cert", "", "CA bundle T1's Node trusts (default "+DefaultCACert+" when present; \"none\")")
-	f.StringVar(&o.TempDir, "temp-dir", "", "where per-repetition profile directories are made")
-	f.StringVar(&o.Progress, "progress", "auto", "progress on stderr: auto, always, never")
+	o.sandboxFlags.register(f)
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+ReplayMediaType+")")
 	return c
 }
@@ -138,8 +130,7 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	ro := &runOptions{CACert: o.CACert, Progress: o.Progress}
-	showProgress, err := ro.progressOn(s.ErrOut)
+	showProgress, err := o.progressOn(s.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -150,7 +141,7 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	if err := checkOutDir(out); err != nil {
 		return err
 	}
-	r, err := newCLIRunner(ctx, o.Engine, o.Registry, o.TempDir, showProgress, s)
+	r, err := o.newRunner(ctx, showProgress, s)
 	if errors.Is(err, ErrCouldNotRun) {
 		return printCouldNotRun(s, o, err)
 	} else if err != nil {
@@ -158,7 +149,7 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	}
 	res, err := replay.Run(ctx, *r, replay.Options{
 		Original: o.Bundle, Policy: pol, UnverifiedUnsafe: o.UnverifiedUnsafe, ImageSource: src,
-		PackageFile: o.PackageFile, Out: out, Signer: signer, CACert: ro.caCert(),
+		PackageFile: o.PackageFile, Out: out, Signer: signer, CACert: o.caCert(),
 		Tool: bundle.Tool{Name: "dshaudit", Version: version},
 	})
 	switch {

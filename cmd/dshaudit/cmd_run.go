@@ -4,27 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
-	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/runner"
 )
-
-// DefaultCACert is the host CA bundle T1 trusts when it exists (SANDBOX.md:
-// Node in the container needs it to reach the registry through this
-// machine's TLS interception).
-const DefaultCACert = "/etc/ssl/certs/ca-certificates.crt"
 
 // runOptions are the flags of `dshaudit run`.
 type runOptions struct {
@@ -45,14 +36,8 @@ type runOptions struct {
 	TimeoutT3       time.Duration
 	TimeoutT4       time.Duration
 	Window          time.Duration
-	Engine          string
-	Registry        string
-	CACert          string
-	TempDir         string
 	JSON            bool
-	// Progress forces progress lines on stderr even when it is not a
-	// terminal ("auto", "always", "never").
-	Progress string
+	sandboxFlags
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -137,12 +122,8 @@ Exit codes:
 	f.DurationVar(&o.TimeoutT3, "timeout-t3", runner.DefaultTimeoutT3, "T3 time limit (a timeout is config_failed)")
 	f.DurationVar(&o.TimeoutT4, "timeout-t4", 0, "T4 time limit (default: the window + 30s; a timeout is boot_failed)")
 	f.DurationVar(&o.Window, "window", runner.DefaultWindow, "T4 liveness window (DSHIO/T 21 5.1.6; below 12s is a recorded deviation)")
-	f.StringVar(&o.Engine, "engine", "podman", "container engine: podman, docker or auto")
-	f.StringVar(&o.Registry, "registry", "", "npm registry for T0 and T1 (default: the one npm is configured with)")
-	f.StringVar(&o.CACert, "ca-cert", "", "CA bundle T1's Node trusts via NODE_EXTRA_CA_CERTS (default "+DefaultCACert+" when present; \"none\" for none)")
-	f.StringVar(&o.TempDir, "temp-dir", "", "where per-repetition profile directories are made (default: the system temp directory)")
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+runner.SummaryMediaType+") instead of the text summary")
-	f.StringVar(&o.Progress, "progress", "auto", "progress on stderr: auto (when stderr is a terminal), always, never")
+	o.sandboxFlags.register(f)
 	return c
 }
 
@@ -171,32 +152,6 @@ func (o *runOptions) imageSource() (engine.Source, error) {
 		return src, fmt.Errorf("%w: --insecure-loopback-registry needs --pull", ErrUsage)
 	}
 	return src, nil
-}
-
-func (o *runOptions) caCert() string {
-	switch o.CACert {
-	case "none":
-		return ""
-	case "":
-		if st, err := os.Stat(DefaultCACert); err == nil && st.Mode().IsRegular() {
-			return DefaultCACert
-		}
-		return ""
-	}
-	return o.CACert
-}
-
-func (o *runOptions) progressOn(w io.Writer) (bool, error) {
-	switch o.Progress {
-	case "always":
-		return true, nil
-	case "never":
-		return false, nil
-	case "auto", "":
-		f, ok := w.(*os.File)
-		return ok && term.IsTerminal(int(f.Fd())), nil
-	}
-	return false, fmt.Errorf("%w: --progress %q: want auto, always or never", ErrUsage, o.Progress)
 }
 
 // checkOutDir fails early, before minutes of testing, when the bundle
@@ -242,7 +197,7 @@ func runRun(ctx context.Context, o *runOptions, s *streams) error {
 		return err
 	}
 
-	r, err := newCLIRunner(ctx, o.Engine, o.Registry, o.TempDir, showProgress, s)
+	r, err := o.newRunner(ctx, showProgress, s)
 	if err != nil {
 		return err
 	}
@@ -276,36 +231,6 @@ func runRun(ctx context.Context, o *runOptions, s *streams) error {
 		return silentError{fmt.Errorf("%w: overall verdict %s", ErrFindings, sum.Verdict)}
 	}
 	return nil
-}
-
-// newCLIRunner makes the runner `run` and `replay` use: the detected
-// engine, the pkgsource resolver, warnings always and progress lines when
-// asked on stderr. An engine that cannot be found is ErrCouldNotRun.
-func newCLIRunner(ctx context.Context, engineName, registry, tempDir string, showProgress bool, s *streams) (*runner.Runner, error) {
-	eng, err := engine.Detect(ctx, engineName)
-	if err != nil {
-		if errors.Is(err, engine.ErrBadSpec) {
-			return nil, fmt.Errorf("%w: --engine: %w", ErrUsage, err)
-		}
-		return nil, fmt.Errorf("%w: %w", ErrCouldNotRun, err)
-	}
-	var mu sync.Mutex
-	begin := time.Now()
-	return &runner.Runner{
-		Engine:  eng,
-		Resolve: runner.PkgsourceResolver(pkgsource.Options{Registry: registry}),
-		Clock:   time.Now,
-		TempDir: tempDir,
-		Progress: func(e runner.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			if e.Phase == runner.PhaseWarning {
-				fmt.Fprintf(s.ErrOut, "dshaudit: warning: %s\n", e.Message)
-			} else if showProgress {
-				fmt.Fprintln(s.ErrOut, progressLine(time.Since(begin), e))
-			}
-		},
-	}, nil
 }
 
 // classifyRunErr maps a runner error to the exit code classes.
