@@ -1,0 +1,207 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/bundle"
+)
+
+// Layout bounds how evidence is shown (SPEC.md "Report pages").
+type Layout struct {
+	// MaxLines is the most lines of one evidence file a page holds; the
+	// rest is named, not shown (`dshaudit inspect` prints it).
+	MaxLines int
+	// Context is how many lines either side of a first_error line stay
+	// open; the rest of a file is collapsed.
+	Context int
+}
+
+// Defaults for Layout.
+const (
+	DefaultMaxLines = 20000
+	DefaultContext  = 5
+)
+
+func (l Layout) withDefaults() Layout {
+	if l.MaxLines <= 0 {
+		l.MaxLines = DefaultMaxLines
+	}
+	if l.Context <= 0 {
+		l.Context = DefaultContext
+	}
+	return l
+}
+
+// roleOrder is the order a stage's evidence files are shown in; roles
+// not listed follow, sorted.
+var roleOrder = []string{assemble.RoleMerged, assemble.RoleStdout, assemble.RoleStderr, assemble.RoleProfilePackageJSON}
+
+type evidenceReader struct {
+	files     map[string][]byte
+	untrusted map[string]bool
+	sizes     map[string]int64
+	lay       Layout
+}
+
+// stage returns a stage's evidence files and the anchor of the
+// first_error line: first searched in the merged output (where the rule
+// takes it from), and also marked in stdout and stderr.
+func (ev evidenceReader) stage(id string, st bundle.Stage, firstError string) ([]Evidence, string) {
+	roles := slices.Sorted(maps.Keys(st.Evidence))
+	slices.SortStableFunc(roles, func(a, b string) int { return rank(a) - rank(b) })
+	var out []Evidence
+	anchor := ""
+	for k, role := range roles {
+		label := role
+		if role == assemble.RoleStdout && st.Stage == "T3" {
+			label = "stdout (config dump)"
+		}
+		e := ev.file(fmt.Sprintf("%s-e%d", id, k+1), role, label, st.Evidence[role], firstError)
+		if e.Open && anchor == "" {
+			for _, b := range e.Blocks {
+				for _, l := range b.Lines {
+					if l.Hit && anchor == "" {
+						anchor = l.ID
+					}
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out, anchor
+}
+
+func rank(role string) int {
+	if i := slices.Index(roleOrder, role); i >= 0 {
+		return i
+	}
+	return len(roleOrder)
+}
+
+// otherEvidence returns the T0 and environment files, by role.
+func otherEvidence(m *bundle.Manifest, ev evidenceReader) []Evidence {
+	var out []Evidence
+	for k, role := range slices.Sorted(maps.Keys(m.Static.Evidence)) {
+		out = append(out, ev.file(fmt.Sprintf("t0-e%d", k+1), role, "T0 "+role, m.Static.Evidence[role], ""))
+	}
+	for k, role := range slices.Sorted(maps.Keys(m.Environment.Evidence)) {
+		out = append(out, ev.file(fmt.Sprintf("env-e%d", k+1), role, "environment "+role, m.Environment.Evidence[role], ""))
+	}
+	return out
+}
+
+// file splits one evidence file into numbered lines, marks the first
+// line that is firstError, and groups the lines into blocks.
+func (ev evidenceReader) file(id, role, label, path, firstError string) Evidence {
+	e := Evidence{ID: id, Role: role, Label: label, Path: path, Size: ev.sizes[path]}
+	data, present := ev.files[path]
+	switch {
+	case path == "":
+		e.Note = "no file recorded"
+		return e
+	case ev.untrusted[path] && present:
+		e.Note = "its content does not match the digest the manifest lists: not shown"
+		return e
+	case !present:
+		e.Note = "listed by the manifest but not in the archive"
+		return e
+	}
+	e.Trusted = true
+	raw := splitRaw(data)
+	e.Lines = len(raw)
+	if len(raw) > ev.lay.MaxLines {
+		e.Note = fmt.Sprintf("%d more lines not shown; dshaudit inspect BUNDLE --file %s prints the whole file", len(raw)-ev.lay.MaxLines, path)
+		raw = raw[:ev.lay.MaxLines]
+	}
+	lines := make([]Line, len(raw))
+	hit := -1
+	for i, r := range raw {
+		t := displayLine(r)
+		lines[i] = Line{N: i + 1, ID: fmt.Sprintf("%s-L%d", id, i+1), Text: t}
+		if hit < 0 && firstError != "" && isFirstError(t, firstError) {
+			hit = i
+			lines[i].Hit = true
+		}
+	}
+	e.Open = hit >= 0
+	e.Blocks = blocks(lines, hit, ev.lay.Context)
+	return e
+}
+
+// blocks groups lines: with a hit, the lines within ctx of it form an
+// open block and the runs before and after are collapsed; without one,
+// the file is one block (the file itself is collapsed).
+func blocks(lines []Line, hit, ctx int) []Block {
+	if len(lines) == 0 {
+		return nil
+	}
+	mk := func(from, to int, open bool) Block {
+		return Block{Open: open, From: from + 1, To: to, Lines: lines[from:to]}
+	}
+	if hit < 0 {
+		return []Block{mk(0, len(lines), true)}
+	}
+	lo, hi := max(0, hit-ctx), min(len(lines), hit+ctx+1)
+	var out []Block
+	if lo > 0 {
+		out = append(out, mk(0, lo, false))
+	}
+	out = append(out, mk(lo, hi, true))
+	if hi < len(lines) {
+		out = append(out, mk(hi, len(lines), false))
+	}
+	return out
+}
+
+// isFirstError says whether a displayed line is the first_error line:
+// the rule trims it and cuts it at rules.MaxFirstErrorBytes with "…".
+func isFirstError(line, firstError string) bool {
+	t := strings.TrimSpace(line)
+	if t == firstError {
+		return true
+	}
+	cut, ok := strings.CutSuffix(firstError, "…")
+	return ok && cut != "" && strings.HasPrefix(t, cut)
+}
+
+// splitRaw splits output into lines on "\n", without a final empty line.
+func splitRaw(b []byte) [][]byte {
+	if len(b) == 0 {
+		return nil
+	}
+	raw := bytes.Split(b, []byte("\n"))
+	if len(raw[len(raw)-1]) == 0 {
+		raw = raw[:len(raw)-1]
+	}
+	return raw
+}
+
+var ansiEscape = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
+
+// displayLine makes one output line showable, the way SPEC.md "Output
+// lines" makes lines for the rules: a trailing "\r" dropped, ANSI escape
+// sequences removed, invalid UTF-8 replaced, tabs kept as spaces and other
+// control characters removed. HTML escaping is html/template's job.
+func displayLine(l []byte) string {
+	l = bytes.TrimSuffix(l, []byte("\r"))
+	s := strings.ToValidUTF8(string(l), "\uFFFD")
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = ansiEscape.ReplaceAllString(s, "")
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\t' {
+			return ' '
+		}
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
