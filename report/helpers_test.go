@@ -107,7 +107,9 @@ func hostileBundle(t testing.TB, base string) []byte {
 	m.TestDate = p("date")
 	m.StartedAt = p("started")
 	m.FinishedAt = p("finished")
-	short := func(tag string) string { return `<script>document.documentElement.dataset.pwned="` + tag + `"</script>` }
+	short := func(tag string) string {
+		return `<script>document.documentElement.dataset.pwned="` + tag + `"</script>`
+	}
 	m.Tool = bundle.Tool{Name: short("tool"), Version: short("toolversion")}
 	m.Subject.Version = short("version")
 	m.Conditions.Fixed = append(m.Conditions.Fixed, bundle.Condition{Name: p("condname"), Value: p("condvalue")})
@@ -175,6 +177,5 @@ func hostileReplay(base string) []byte {
 	})
 	return b
 }
-
 
 func verifyOptions(pol attest.Policy) verify.Options { return verify.Options{Policy: pol} }

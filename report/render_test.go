@@ -2,9 +2,9 @@ package report
 
 import (
 	"bytes"
-	"html"
 	"crypto/sha256"
 	"encoding/base64"
+	"html"
 	"regexp"
 	"strings"
 	"testing"
