@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
+# The report tests open the pages in a real headless Chromium.
+bash scripts/setup-chromium.sh
 
 echo "== go vet"
 go vet ./...
