@@ -231,9 +231,9 @@ func claimLines(text string, r claim.Result) []NumberedLine {
 		want[f.Line] = true
 	}
 	var out []NumberedLine
-	for i, l := range claim.Lines(text) {
+	for i, l := range rules.SplitLines([]byte(text)) {
 		if want[i+1] {
-			out = append(out, NumberedLine{N: i + 1, Text: displayLine([]byte(l))})
+			out = append(out, NumberedLine{N: i + 1, Text: l})
 		}
 	}
 	return out

@@ -1,16 +1,14 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
 )
 
 // Layout bounds how evidence is shown (SPEC.md "Report pages").
@@ -114,16 +112,18 @@ func (ev evidenceReader) file(id, role, label, path, firstError string) Evidence
 		return e
 	}
 	e.Trusted = true
-	raw := splitRaw(data)
-	e.Lines = len(raw)
-	if len(raw) > ev.lay.MaxLines {
-		e.Note = fmt.Sprintf("%d more lines not shown; dshaudit inspect BUNDLE --file %s prints the whole file", len(raw)-ev.lay.MaxLines, path)
-		raw = raw[:ev.lay.MaxLines]
+	// Lines as the rules see them (SPEC.md "Output lines"): ANSI
+	// sequences and control characters removed; escaping is
+	// html/template's job.
+	text := rules.SplitLines(data)
+	e.Lines = len(text)
+	if len(text) > ev.lay.MaxLines {
+		e.Note = fmt.Sprintf("%d more lines not shown; dshaudit inspect BUNDLE --file %s prints the whole file", len(text)-ev.lay.MaxLines, path)
+		text = text[:ev.lay.MaxLines]
 	}
-	lines := make([]Line, len(raw))
+	lines := make([]Line, len(text))
 	hit := -1
-	for i, r := range raw {
-		t := displayLine(r)
+	for i, t := range text {
 		lines[i] = Line{N: i + 1, ID: fmt.Sprintf("%s-L%d", id, i+1), Text: t}
 		if hit < 0 && firstError != "" && isFirstError(t, firstError) {
 			hit = i
@@ -169,39 +169,4 @@ func isFirstError(line, firstError string) bool {
 	}
 	cut, ok := strings.CutSuffix(firstError, "…")
 	return ok && cut != "" && strings.HasPrefix(t, cut)
-}
-
-// splitRaw splits output into lines on "\n", without a final empty line.
-func splitRaw(b []byte) [][]byte {
-	if len(b) == 0 {
-		return nil
-	}
-	raw := bytes.Split(b, []byte("\n"))
-	if len(raw[len(raw)-1]) == 0 {
-		raw = raw[:len(raw)-1]
-	}
-	return raw
-}
-
-var ansiEscape = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
-
-// displayLine makes one output line showable, the way SPEC.md "Output
-// lines" makes lines for the rules: a trailing "\r" dropped, ANSI escape
-// sequences removed, invalid UTF-8 replaced, tabs kept as spaces and other
-// control characters removed. HTML escaping is html/template's job.
-func displayLine(l []byte) string {
-	l = bytes.TrimSuffix(l, []byte("\r"))
-	s := strings.ToValidUTF8(string(l), "\uFFFD")
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansiEscape.ReplaceAllString(s, "")
-	}
-	return strings.Map(func(r rune) rune {
-		if r == '\t' {
-			return ' '
-		}
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, s)
 }

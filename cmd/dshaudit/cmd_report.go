@@ -75,23 +75,14 @@ Exit codes:
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Trust.Key, "key", "", "trust this public key (PEM), for key-signed bundles")
-	f.StringVar(&o.Trust.TrustedRoot, "trusted-root", "", "trust this Sigstore trusted_root.json, for keyless bundles")
-	f.StringVar(&o.Trust.Identity, "certificate-identity", "", "keyless: the exact certificate identity (SAN)")
-	f.StringVar(&o.Trust.IdentityRegexp, "certificate-identity-regexp", "", "keyless: a regexp the certificate identity must match")
-	f.StringVar(&o.Trust.OIDCIssuer, "certificate-oidc-issuer", "", "keyless: the exact OIDC issuer")
-	f.StringVar(&o.Trust.OIDCIssuerRegexp, "certificate-oidc-issuer-regexp", "", "keyless: a regexp the OIDC issuer must match")
-	f.BoolVar(&o.Trust.InsecureAnyIdentity, "insecure-any-identity", false, "keyless: accept any identity the trusted root certifies (unsafe)")
+	o.Trust.registerTrust(f)
 	f.StringVar(&o.Claim, "claim", "", "check the declarations of conformity in this README, text or package tarball")
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
 	f.StringVar(&o.Replay, "replay", "", "show this result of dshaudit replay --json")
 	f.StringVarP(&o.Out, "output", "o", "", "the page to write (default: stdout); with many bundles, a directory")
 	f.IntVar(&o.Layout.MaxLines, "max-lines", report.DefaultMaxLines, "show at most this many lines of one evidence file")
 	f.IntVar(&o.Layout.Context, "context", report.DefaultContext, "lines either side of a first_error line that stay open")
-	o.Trust.Limits = bundle.DefaultLimits()
-	f.IntVar(&o.Trust.Limits.MaxEntries, "max-entries", o.Trust.Limits.MaxEntries, "refuse a bundle with more archive entries")
-	f.Int64Var(&o.Trust.Limits.MaxEntrySize, "max-entry-size", o.Trust.Limits.MaxEntrySize, "refuse an entry larger than this many bytes")
-	f.Int64Var(&o.Trust.Limits.MaxTotal, "max-total", o.Trust.Limits.MaxTotal, "refuse a bundle whose entries total more bytes")
+	o.Trust.registerLimits(f)
 	return c
 }
 
@@ -102,8 +93,8 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	if o.Trust.Limits.MaxEntries < 1 || o.Trust.Limits.MaxEntrySize < 1 || o.Trust.Limits.MaxTotal < 1 {
-		return fmt.Errorf("%w: --max-entries, --max-entry-size and --max-total must be positive", ErrUsage)
+	if err := o.Trust.checkLimits(); err != nil {
+		return err
 	}
 	if o.Layout.MaxLines < 1 || o.Layout.Context < 1 {
 		return fmt.Errorf("%w: --max-lines and --context must be positive", ErrUsage)
