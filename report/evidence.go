@@ -13,8 +13,9 @@ import (
 
 // Layout bounds how evidence is shown (SPEC.md "Report pages").
 type Layout struct {
-	// MaxLines is the most lines of one evidence file a page holds; the
-	// rest is named, not shown (`dshaudit inspect` prints it).
+	// MaxLines is the most lines of one evidence file a page holds
+	// beside the open lines around first_error; the rest is counted, not
+	// shown (`dshaudit inspect` prints it).
 	MaxLines int
 	// Context is how many lines either side of a first_error line stay
 	// open; the rest of a file is collapsed.
@@ -117,45 +118,52 @@ func (ev evidenceReader) file(id, role, label, path, firstError string) Evidence
 	// html/template's job.
 	text := rules.SplitLines(data)
 	e.Lines = len(text)
-	if len(text) > ev.lay.MaxLines {
-		e.Note = fmt.Sprintf("%d more lines not shown; dshaudit inspect BUNDLE --file %s prints the whole file", len(text)-ev.lay.MaxLines, path)
-		text = text[:ev.lay.MaxLines]
-	}
-	lines := make([]Line, len(text))
 	hit := -1
-	for i, t := range text {
-		lines[i] = Line{N: i + 1, ID: fmt.Sprintf("%s-L%d", id, i+1), Text: t}
-		if hit < 0 && firstError != "" && isFirstError(t, firstError) {
-			hit = i
-			lines[i].Hit = true
-		}
+	if firstError != "" {
+		hit = slices.IndexFunc(text, func(t string) bool { return isFirstError(t, firstError) })
 	}
 	e.Open = hit >= 0
-	e.Blocks = blocks(lines, hit, ev.lay.Context)
+	budget := ev.lay.MaxLines
+	for _, sp := range spans(len(text), hit, ev.lay.Context) {
+		n := sp.to - sp.from
+		if !sp.hit {
+			n = min(n, max(budget, 0))
+			budget -= n
+		}
+		b := Block{Open: sp.open, From: sp.from + 1, To: sp.from + n, Omitted: sp.to - sp.from - n}
+		for i := sp.from; i < sp.from+n; i++ {
+			b.Lines = append(b.Lines, Line{N: i + 1, ID: fmt.Sprintf("%s-L%d", id, i+1), Text: text[i], Hit: i == hit})
+		}
+		e.Blocks = append(e.Blocks, b)
+	}
 	return e
 }
 
-// blocks groups lines: with a hit, the lines within ctx of it form an
-// open block and the runs before and after are collapsed; without one,
-// the file is one block (the file itself is collapsed).
-func blocks(lines []Line, hit, ctx int) []Block {
-	if len(lines) == 0 {
+// span is a run of lines [from, to), open or collapsed; hit marks the
+// open lines around first_error, which are always shown.
+type span struct {
+	from, to  int
+	open, hit bool
+}
+
+// spans groups n lines: with a hit, the lines within ctx of it form an
+// open span and the runs before and after are collapsed; without one,
+// the file is one span (the file itself is collapsed).
+func spans(n, hit, ctx int) []span {
+	if n == 0 {
 		return nil
 	}
-	mk := func(from, to int, open bool) Block {
-		return Block{Open: open, From: from + 1, To: to, Lines: lines[from:to]}
-	}
 	if hit < 0 {
-		return []Block{mk(0, len(lines), true)}
+		return []span{{0, n, true, false}}
 	}
-	lo, hi := max(0, hit-ctx), min(len(lines), hit+ctx+1)
-	var out []Block
+	lo, hi := max(0, hit-ctx), min(n, hit+ctx+1)
+	var out []span
 	if lo > 0 {
-		out = append(out, mk(0, lo, false))
+		out = append(out, span{0, lo, false, false})
 	}
-	out = append(out, mk(lo, hi, true))
-	if hi < len(lines) {
-		out = append(out, mk(hi, len(lines), false))
+	out = append(out, span{lo, hi, true, true})
+	if hi < n {
+		out = append(out, span{hi, n, false, false})
 	}
 	return out
 }

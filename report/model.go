@@ -171,6 +171,9 @@ type Block struct {
 	From  int
 	To    int
 	Lines []Line
+	// Omitted counts the lines of this run after To that the page does
+	// not hold (Layout.MaxLines).
+	Omitted int
 }
 
 // Line is one displayed line.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"html"
 	"regexp"
 	"strings"
@@ -192,31 +193,47 @@ func TestClaimAndReplay(t *testing.T) {
 	}
 }
 
-func TestBlocks(t *testing.T) {
-	lines := make([]Line, 100)
-	for i := range lines {
-		lines[i] = Line{N: i + 1}
-	}
-	got := blocks(lines, 49, 5)
-	if len(got) != 3 || got[0].Open || !got[1].Open || got[2].Open || got[1].From != 45 || got[1].To != 55 || got[2].To != 100 {
-		t.Fatalf("blocks around line 50: %+v", summary(got))
-	}
-	if got := blocks(lines, 0, 5); len(got) != 2 || !got[0].Open || got[0].From != 1 || got[0].To != 6 {
-		t.Fatalf("blocks around line 1: %+v", summary(got))
-	}
-	if got := blocks(lines, -1, 5); len(got) != 1 || got[0].To != 100 {
-		t.Fatalf("blocks without a hit: %+v", summary(got))
-	}
-}
-
-func summary(bs []Block) [][3]int {
-	var out [][3]int
-	for _, b := range bs {
-		o := 0
-		if b.Open {
-			o = 1
+func TestEvidenceBlocks(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 100; i++ {
+		if i == 50 {
+			b.WriteString("  Error: boom  \n")
+			continue
 		}
-		out = append(out, [3]int{b.From, b.To, o})
+		fmt.Fprintf(&b, "line %d\n", i)
 	}
-	return out
+	ev := evidenceReader{files: map[string][]byte{"f": []byte(b.String())}, untrusted: map[string]bool{}, sizes: map[string]int64{}}
+	shape := func(e Evidence) string {
+		var out []string
+		for _, b := range e.Blocks {
+			hit := ""
+			for _, l := range b.Lines {
+				if l.Hit {
+					hit = fmt.Sprintf(" hit %d", l.N)
+				}
+			}
+			out = append(out, fmt.Sprintf("%v %d-%d+%d%s", b.Open, b.From, b.To, b.Omitted, hit))
+		}
+		return strings.Join(out, "; ")
+	}
+	for _, c := range []struct {
+		maxLines, ctx int
+		firstError    string
+		want          string
+	}{
+		{1000, 5, "Error: boom", "false 1-44+0; true 45-55+0 hit 50; false 56-100+0"},
+		{1000, 5, "", "true 1-100+0"},
+		{1000, 60, "Error: boom", "true 1-100+0 hit 50"},
+		// The lines around first_error are shown whatever the budget;
+		// the budget goes to the lines before, then after.
+		{20, 5, "Error: boom", "false 1-20+24; true 45-55+0 hit 50; false 56-55+45"},
+		{50, 5, "Error: b…", "false 1-44+0; true 45-55+0 hit 50; false 56-61+39"},
+		{100, 5, "Error: boom", "false 1-44+0; true 45-55+0 hit 50; false 56-100+0"},
+		{10, 5, "", "true 1-10+90"},
+	} {
+		ev.lay = Layout{MaxLines: c.maxLines, Context: c.ctx}
+		if got := shape(ev.file("x", "merged", "merged", "f", c.firstError)); got != c.want {
+			t.Errorf("max %d, context %d, %q:\n got %s\nwant %s", c.maxLines, c.ctx, c.firstError, got, c.want)
+		}
+	}
 }
