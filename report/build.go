@@ -94,6 +94,9 @@ func header(rep *verify.Report) *Page {
 	if rep.Package == "" || rep.Package == "@" {
 		p.Title = "dshaudit report: " + rep.Bundle
 	}
+	if !rep.OK() {
+		p.Title += " (not verified)"
+	}
 	v := Verdict{Code: rep.DerivedVerdict, Dynamic: rep.Dynamic, Unstable: rep.Unstable, Usable: rep.Usable && rep.OK(), NotUsable: rep.NotUsable}
 	if !rep.Dynamic && rep.ConformingStatic != nil {
 		v.Code = "static only"
