@@ -41,6 +41,9 @@ func TestVectorPages(t *testing.T) {
 				if !strings.Contains(s, "✔ Verified") || strings.Contains(s, "Not verified") {
 					t.Error("banner does not say verified")
 				}
+				if strings.Contains(s, "badge unverified") {
+					t.Error("a verified page labels something unverified")
+				}
 				return
 			}
 			if p.Verified || m[1] != "false" || strings.Contains(s, `data-verified="true"`) {
@@ -53,6 +56,12 @@ func TestVectorPages(t *testing.T) {
 			for _, c := range v.Classes {
 				if !strings.Contains(s, "<th scope=\"row\">"+c+"</th>") {
 					t.Errorf("finding class %s not listed", c)
+				}
+			}
+			captions := regexp.MustCompile(`<caption>Repetition [^\n]*</caption>`).FindAllString(s, -1)
+			for _, c := range captions {
+				if !strings.Contains(c, `<span class="badge unverified">unverified</span>`) {
+					t.Errorf("repetition verdict not labelled unverified: %s", c)
 				}
 			}
 			if strings.Contains(s, "The declaration this verified result supports") {
