@@ -10,5 +10,5 @@
 //
 // The runner judges nothing itself: the verdicts in the bundle are the
 // ones assemble.Build derives with the same code the verifier runs.
-// SPEC.md "Running a test" is the normative description.
+// DESIGN.md "Running a test" is the normative description.
 package runner

@@ -31,7 +31,7 @@ type Options struct {
 	MaxBundleSize int64
 }
 
-// DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits").
+// DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits and refusals").
 const DefaultMaxBundleSize = 1 << 30
 
 // Verify checks one bundle, in the order of SPEC.md "Verification":

@@ -47,8 +47,8 @@ func newRunCmd(s *streams) *cobra.Command {
 		Short: "Run T0–T4 for real and write a signed evidence bundle",
 		Long: `run tests one DSH plugin as DSHIO/T 20 describes, under the conditions of
 DSHIO/T 21, and writes everything it observed into a signed, deterministic
-evidence bundle that "dshaudit verify" checks offline (SPEC.md "Running a
-test").
+evidence bundle that "dshaudit verify" checks offline (DESIGN.md "Running
+a test").
 
 PACKAGE-SPEC is an npm name with an optional version, range or dist-tag
 (name, name@1.2.3, name@^1.2, @scope/name@latest), or a local tarball or
