@@ -13,7 +13,7 @@ import (
 )
 
 // SummaryMediaType identifies the `dshaudit run --json` object (SPEC.md
-// "Run result object").
+// "Result objects").
 const SummaryMediaType = "application/vnd.dshaudit.run-result.v1+json"
 
 // SummarySchemaVersion is the version of the Summary schema.
