@@ -120,3 +120,13 @@ func Unsafe(s string, lines bool) string {
 	}
 	return ""
 }
+
+// Style is how one output is printed: tables in Width columns, each value
+// cut after MaxText characters (0: no bound).
+type Style struct {
+	Width   int
+	MaxText int
+}
+
+// Field escapes v and bounds it to s.MaxText characters.
+func (s Style) Field(v string) string { return Field(v, s.MaxText) }
