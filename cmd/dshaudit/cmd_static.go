@@ -55,7 +55,8 @@ PACKAGE-SPEC is one of:
                                                   packed with npm pack
                                                   --ignore-scripts
 
-Prints the clause table (clause, severity, status, observed, message), the
+Prints the clause table (clause, severity, status, observed, message; fitted
+to --width, long cells wrapped or cut with …), the
 conditions of the fetch, conforming_static and the warnings on stdout;
 --json prints one object (media_type ` + StaticResultMediaType + `).
 

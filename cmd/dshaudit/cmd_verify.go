@@ -65,6 +65,11 @@ Given several bundles or a directory, every *.dshaudit.tar.zst under the
 paths is verified in parallel and a summary is printed: counts by verdict
 code (compare DSHIO/T 20 Annex B) and the bundles that failed, with why.
 
+Every value from the bundle or the claim is shown escaped (control
+characters, escape sequences, bidi controls as \x1b, \u202e, …) and cut
+after --max-text characters, so none can pass for a line of the verifier's;
+tables fit --width. --json keeps every value raw and whole.
+
 Trust is explicit: give exactly one of --key (a public key) or
 --trusted-root (a Sigstore trusted_root.json, for keyless bundles, with an
 identity rule or --insecure-any-identity).
