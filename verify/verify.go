@@ -166,6 +166,7 @@ func describe(rep *Report, m *bundle.Manifest) {
 	rep.Baseline = m.Baseline
 	rep.Dynamic = m.Dynamic
 	rep.ClaimedVerdict = m.Claimed.Verdict
+	rep.DeviationRecords = append([]bundle.Deviation{}, m.Deviations...)
 	for _, d := range m.Deviations {
 		rep.Deviations = append(rep.Deviations, fmt.Sprintf("%s: %s → %s (%s)", d.What, d.Standard, d.ChangedTo, d.Why))
 	}
