@@ -11,7 +11,8 @@ import (
 	"github.com/dshaudit/dshaudit/rules"
 )
 
-// Layout bounds how evidence is shown (SPEC.md "Report pages").
+// Layout bounds how evidence is shown (SPEC.md "Report pages", DESIGN.md
+// "Reporting").
 type Layout struct {
 	// MaxLines is the most lines of one evidence file a page holds
 	// beside the open lines around first_error; the rest is counted, not

@@ -155,7 +155,7 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 		if err := writeReportFile(cmd, o.Out, buf.Bytes()); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.Out, "%s: %s, %s\n", o.Out, p.Status, verdictWord(p))
+		fmt.Fprintf(s.Out, "%s: %s, %s\n", s.style().Field(o.Out), p.Status, verdictWord(p))
 	}
 	if !p.Verified || (p.Claim != nil && p.Claim.Result.Outcome != "claim backed") {
 		return silentError{ErrFindings}
@@ -168,6 +168,9 @@ func runReportSite(cmd *cobra.Command, o *reportOptions, s *streams, paths []str
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return fmt.Errorf("%w: -o: %w", ErrUsage, err)
 	}
+	// Paths come from walking a directory anyone may have written to:
+	// they are escaped like bundle text (SPEC.md "Output safety").
+	st := s.style()
 	var entries []report.Entry
 	failed := 0
 	used := map[string]bool{}
@@ -186,7 +189,7 @@ func runReportSite(cmd *cobra.Command, o *reportOptions, s *streams, paths []str
 		if err != nil {
 			failed++
 			entries = append(entries, report.UnreadableEntry(path, err))
-			fmt.Fprintf(s.Out, "%-17s %s: %v\n", "unreadable", path, err)
+			fmt.Fprintf(s.Out, "%-17s %s: %s\n", "unreadable", st.Field(path), st.Field(err.Error()))
 			continue
 		}
 		name := pageName(path, used)
@@ -201,7 +204,7 @@ func runReportSite(cmd *cobra.Command, o *reportOptions, s *streams, paths []str
 			failed++
 		}
 		entries = append(entries, report.EntryOf(p, name))
-		fmt.Fprintf(s.Out, "%-17s %s → %s\n", p.Status, path, filepath.Join(o.Out, name))
+		fmt.Fprintf(s.Out, "%-17s %s → %s\n", p.Status, st.Field(path), st.Field(filepath.Join(o.Out, name)))
 	}
 	var buf bytes.Buffer
 	if err := report.WriteIndex(&buf, report.NewIndex(entries)); err != nil {
@@ -211,7 +214,7 @@ func runReportSite(cmd *cobra.Command, o *reportOptions, s *streams, paths []str
 	if err := writeReportFile(cmd, index, buf.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "\n%s: %d bundles, %d not verified\n", index, len(paths), failed)
+	fmt.Fprintf(s.Out, "\n%s: %d bundles, %d not verified\n", st.Field(index), len(paths), failed)
 	if failed > 0 {
 		return silentError{ErrFindings}
 	}
