@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 )
 
@@ -18,45 +15,14 @@ import (
 // first_error and verdicts are unchanged, so it verifies.
 func largeBundle(b testing.TB, n int) []byte {
 	b.Helper()
-	raw, err := os.ReadFile(filepath.Join(vectorsDir, "boot_failed.dshaudit.tar.zst"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	arc, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := bundle.DecodeManifest(arc.RawManifest)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var pad bytes.Buffer
-	for i := range n {
-		fmt.Fprintf(&pad, "[dsh] loading module %d of the plugin tree, nothing to report here\n", i)
-	}
-	path := m.Repetitions[0].Stages[3].Evidence[assemble.RoleMerged]
-	arc.Files[path] = append(pad.Bytes(), arc.Files[path]...)
-	m.Files = bundle.FileList(arc.Files)
-	man, err := bundle.EncodeManifest(m)
-	if err != nil {
-		b.Fatal(err)
-	}
-	signer, err := attest.LoadSigner(filepath.Join(vectorsDir, "keys", "signer.key"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	sig, err := attest.Sign(context.Background(), man, attest.Predicate{
-		Tool: attest.Tool{Name: m.Tool.Name, Version: m.Tool.Version}, Subject: attest.Package{Name: m.Subject.Name, Version: m.Subject.Version},
-		Verdict: assemble.PredicateVerdict(m),
-	}, signer)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := bundle.Write(&out, bundle.Contents{Manifest: man, Signature: sig, Files: arc.Files}); err != nil {
-		b.Fatal(err)
-	}
-	return out.Bytes()
+	return rewriteVector(b, func(m *bundle.Manifest, files map[string][]byte) {
+		var pad bytes.Buffer
+		for i := range n {
+			fmt.Fprintf(&pad, "[dsh] loading module %d of the plugin tree, nothing to report here\n", i)
+		}
+		path := m.Repetitions[0].Stages[3].Evidence[assemble.RoleMerged]
+		files[path] = append(pad.Bytes(), files[path]...)
+	})
 }
 
 // BenchmarkReportLargeEvidence builds and writes the page of a bundle

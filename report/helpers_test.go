@@ -77,11 +77,10 @@ func payload(base, tag string) string {
 		tag, base, tag, base, tag, base, tag, base, tag)
 }
 
-// hostileBundle rewrites the boot_failed vector with payloads in every
-// free-text field of the manifest, in evidence lines, in an evidence
-// role and in a stage name, and signs it with the vectors' key. It does
-// not verify (its claims no longer match), which is also shown.
-func hostileBundle(t testing.TB, base string) []byte {
+// rewriteVector reads the boot_failed vector, lets edit change its
+// manifest and files, lists the files again and signs the result with
+// the vectors' key, as a writer holding that key could.
+func rewriteVector(t testing.TB, edit func(m *bundle.Manifest, files map[string][]byte)) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(vectorsDir, "boot_failed.dshaudit.tar.zst"))
 	if err != nil {
@@ -95,45 +94,8 @@ func hostileBundle(t testing.TB, base string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := func(tag string) string { return payload(base, tag) }
-	m.Subject.Spec = p("spec")
-	m.Subject.Source = p("source")
-	m.Subject.Integrity = p("integrity")
-	m.Image.Name = p("image")
-	m.Image.Digest = p("digest")
-	m.Fingerprint = p("fingerprint")
-	m.Baseline = p("baseline")
-	m.Standards = append(m.Standards, p("standard"))
-	m.TestDate = p("date")
-	m.StartedAt = p("started")
-	m.FinishedAt = p("finished")
-	short := func(tag string) string {
-		return `<script>document.documentElement.dataset.pwned="` + tag + `"</script>`
-	}
-	m.Tool = bundle.Tool{Name: short("tool"), Version: short("toolversion")}
-	m.Subject.Version = short("version")
-	m.Conditions.Fixed = append(m.Conditions.Fixed, bundle.Condition{Name: p("condname"), Value: p("condvalue")})
-	m.Deviations = append(m.Deviations, bundle.Deviation{What: p("what"), Standard: p("standard"), ChangedTo: p("changedto"), Why: p("why"), Clause: p("clause")})
-	m.Declaration = p("declaration")
-	m.Static.PatchFetchError = p("patchfetch")
-
-	files := map[string][]byte{}
-	for k, v := range arc.Files {
-		files[k] = v
-	}
-	rp := &m.Repetitions[0]
-	for i := range rp.Stages {
-		st := &rp.Stages[i]
-		st.Argv = append(st.Argv, p("argv"))
-		st.Network = p("network")
-		st.FirstError = p("firsterror")
-		for _, role := range []string{assemble.RoleMerged, assemble.RoleStderr} {
-			path := st.Evidence[role]
-			files[path] = append([]byte("Error: "+p("evidence-"+st.Stage+"-"+role)+"\n\x1b[31m"+p("ansi")+"\x1b[0m\n"), files[path]...)
-		}
-		st.Evidence[p("role")] = st.Evidence[assemble.RoleStdout]
-	}
-	rp.Stages = append(rp.Stages, bundle.Stage{Stage: p("stage"), Status: p("status"), Verdict: p("verdict")})
+	files := arc.Files
+	edit(m, files)
 	m.Files = bundle.FileList(files)
 	man, err := bundle.EncodeManifest(m)
 	if err != nil {
@@ -155,6 +117,51 @@ func hostileBundle(t testing.TB, base string) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// hostileBundle rewrites the boot_failed vector with payloads in every
+// free-text field of the manifest, in evidence lines, in an evidence
+// role and in a stage name. It does not verify (its claims no longer
+// match), which is also shown.
+func hostileBundle(t testing.TB, base string) []byte {
+	t.Helper()
+	return rewriteVector(t, func(m *bundle.Manifest, files map[string][]byte) {
+		p := func(tag string) string { return payload(base, tag) }
+		m.Subject.Spec = p("spec")
+		m.Subject.Source = p("source")
+		m.Subject.Integrity = p("integrity")
+		m.Image.Name = p("image")
+		m.Image.Digest = p("digest")
+		m.Fingerprint = p("fingerprint")
+		m.Baseline = p("baseline")
+		m.Standards = append(m.Standards, p("standard"))
+		m.TestDate = p("date")
+		m.StartedAt = p("started")
+		m.FinishedAt = p("finished")
+		short := func(tag string) string {
+			return `<script>document.documentElement.dataset.pwned="` + tag + `"</script>`
+		}
+		m.Tool = bundle.Tool{Name: short("tool"), Version: short("toolversion")}
+		m.Subject.Version = short("version")
+		m.Conditions.Fixed = append(m.Conditions.Fixed, bundle.Condition{Name: p("condname"), Value: p("condvalue")})
+		m.Deviations = append(m.Deviations, bundle.Deviation{What: p("what"), Standard: p("standard"), ChangedTo: p("changedto"), Why: p("why"), Clause: p("clause")})
+		m.Declaration = p("declaration")
+		m.Static.PatchFetchError = p("patchfetch")
+
+		rp := &m.Repetitions[0]
+		for i := range rp.Stages {
+			st := &rp.Stages[i]
+			st.Argv = append(st.Argv, p("argv"))
+			st.Network = p("network")
+			st.FirstError = p("firsterror")
+			for _, role := range []string{assemble.RoleMerged, assemble.RoleStderr} {
+				path := st.Evidence[role]
+				files[path] = append([]byte("Error: "+p("evidence-"+st.Stage+"-"+role)+"\n\x1b[31m"+p("ansi")+"\x1b[0m\n"), files[path]...)
+			}
+			st.Evidence[p("role")] = st.Evidence[assemble.RoleStdout]
+		}
+		rp.Stages = append(rp.Stages, bundle.Stage{Stage: p("stage"), Status: p("status"), Verdict: p("verdict")})
+	})
 }
 
 // hostileClaim and hostileReplay carry payloads too.
