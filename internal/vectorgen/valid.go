@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
@@ -134,8 +135,8 @@ func (g *gen) build(reps []capture, edit func(rep int, runs []assemble.StageRun)
 	for _, c := range reps {
 		if c.withW {
 			in.Deviations = append(in.Deviations, bundle.Deviation{
-				What: assemble.DeviationCommand(rules.T1), Standard: "dsh plugin --profile web add <package-spec>",
-				ChangedTo: "dsh plugin --profile web add -w <package-spec>", Clause: "DSHIO/T 21 5.1.8",
+				What: assemble.DeviationCommand(rules.T1), Standard: strings.Join(assemble.StandardArgv(rules.T1, in.Subject.Spec), " "),
+				ChangedTo: strings.Join(c.argv(rules.T1, sub), " "), Clause: "DSHIO/T 21 5.1.8",
 				Why: "dsh 0.1.0-rc.8 always fails without -w (ERR_PNPM_ADDING_TO_ROOT)",
 			})
 			break
@@ -151,6 +152,7 @@ func (g *gen) buildStaticOnly(c capture) (*contents, error) {
 	}
 	in := g.input(c, pkg, patch, sub)
 	in.Fingerprint, in.Image, in.Versions = "", bundle.Image{}, nil
+	in.Conditions.Fixed = nil
 	in.Deviations = nil
 	in.Settings.Repeat = 0
 	in.FinishedAt = start.Add(2 * time.Second)
@@ -165,13 +167,11 @@ func (g *gen) input(c capture, pkg, patch []byte, sub rules.Subject) assemble.In
 		Fingerprint: fmt.Sprintf("dsh=0.1.0-rc.8;img=%s@%s;node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1", imageName, imageDigest),
 		Image:       bundle.Image{Name: imageName, Digest: imageDigest},
 		Conditions: bundle.Conditions{
-			Fixed: []bundle.Condition{
-				{Name: "engine", Value: "podman 4.3.1 --runtime runc"},
-				{Name: "memory", Value: "768m"}, {Name: "cpu", Value: "1"}, {Name: "pids", Value: "256"},
-				{Name: "ulimits", Value: "nofile=1024:1024 nproc=1024:1024"},
-				{Name: "profile", Value: "DSH_HOME=/dsh-home, fresh volume per case"},
+			Fixed: assemble.FixedConditions(c.facts(sub)),
+			Variable: []bundle.Condition{
+				{Name: "source", Value: "testdata/dsh-evidence capture, converted by internal/vectorgen"},
+				{Name: "container engine", Value: "podman 4.3.1 --runtime runc"},
 			},
-			Variable: []bundle.Condition{{Name: "source", Value: "testdata/dsh-evidence capture, converted by internal/vectorgen"}},
 		},
 		Deviations: []bundle.Deviation{
 			{What: assemble.DeviationDSHVersion, Standard: "0.2.2-rc.1", ChangedTo: "0.1.0-rc.8", Clause: "DSHIO/T 21 5.1.1",
@@ -179,13 +179,43 @@ func (g *gen) input(c capture, pkg, patch []byte, sub rules.Subject) assemble.In
 			{What: assemble.DeviationCommand(rules.T4), Standard: "dsh --profile web", ChangedTo: "dsh --profile web --no-open", Clause: "DSHIO/T 21 5.1.8",
 				Why: "without --no-open dsh tries to open a browser"},
 		},
-		Settings:  bundle.Settings{ObservationWindowMS: 12000, TimeoutsMS: map[string]int64{"T1": 300000, "T2": 60000, "T3": 60000, "T4": 30000}},
+		Settings:  bundle.Settings{ObservationWindowMS: assemble.Edition2026.WindowMS, TimeoutsMS: editionTimeouts()},
 		StartedAt: start,
 		Static:    assemble.StaticInput{Metadata: pkg, Patch: patch, InstalledSize: -1},
 		Versions: map[string][]byte{
 			assemble.RoleDSHVersion: []byte("0.1.0-rc.8\n"), assemble.RoleNodeVersion: []byte("v24.11.1\n"), assemble.RolePNPMVersion: []byte("9.15.9\n"),
 		},
 	}
+}
+
+// editionTimeouts are the edition's stage time limits, as settings.
+func editionTimeouts() map[string]int64 {
+	m := map[string]int64{}
+	for s, v := range assemble.Edition2026.TimeoutsMS {
+		m[string(s)] = v
+	}
+	return m
+}
+
+// facts are the fixed conditions of a vector: the edition's values, the
+// capture's commands.
+func (c capture) facts(sub rules.Subject) assemble.FixedFacts {
+	ed := assemble.Edition2026
+	f := assemble.FixedFacts{
+		DSH: "0.1.0-rc.8", Baseline: ed.Baseline, ImageRef: imageName + "@" + imageDigest,
+		Memory: ed.Memory, CPU: ed.CPU, Pids: ed.Pids, Ulimits: ed.Ulimits,
+		Window:    time.Duration(ed.WindowMS) * time.Millisecond,
+		Profile:   "web; DSH_HOME=/dsh-home, fresh volume per case",
+		Isolation: "a fresh container per command",
+		Repeat:    ed.Repeat,
+		Timeouts:  map[rules.Stage]time.Duration{},
+		Argv:      map[rules.Stage][]string{},
+	}
+	for _, s := range rules.DynamicStages {
+		f.Timeouts[s] = time.Duration(ed.TimeoutsMS[s]) * time.Millisecond
+		f.Argv[s] = c.argv(s, sub)
+	}
+	return f
 }
 
 // finish builds the manifest, encodes it canonically and signs it.
