@@ -16,6 +16,18 @@ func isSequenceProblem(p assemble.Problem) bool {
 	return strings.HasPrefix(p.Path, "repetitions[") && !strings.Contains(p.Path, ".")
 }
 
+// repetitionOf returns "repetitions[n]" for a field of repetition n.
+func repetitionOf(path string) (string, bool) {
+	if !strings.HasPrefix(path, "repetitions[") {
+		return "", false
+	}
+	i := strings.IndexByte(path, ']')
+	if i < 0 {
+		return "", false
+	}
+	return path[:i+1], true
+}
+
 // checkSequence checks the shape of the recorded sequence (SPEC.md "What
 // the verifier cross-checks", class 3): repetitions numbered 1..N with N
 // the recorded repeat count, each holding T1–T4 in order once, executed
@@ -69,8 +81,10 @@ func checkSequence(rep *Report, m *bundle.Manifest, d assemble.Derived, untruste
 		if i < len(d.Repetitions) {
 			derived = d.Repetitions[i].Stages
 		}
-		// Where the sequence stopped is known only from intact evidence.
-		intact := true
+		// Where the sequence stopped is known only from intact evidence
+		// and from earlier stages whose claimed status is the derived
+		// one (else the verdict mismatch is the finding).
+		intact := !untrusted[repField(n, "")]
 		for j, st := range rp.Stages {
 			field := repField(n, st.Stage)
 			if j >= len(rules.DynamicStages) || st.Stage != string(rules.DynamicStages[j]) {
@@ -101,7 +115,7 @@ func checkSequence(rep *Report, m *bundle.Manifest, d assemble.Derived, untruste
 				}
 				continue
 			}
-			intact = intact && !anyUntrusted(st.Evidence, untrusted)
+			intact = intact && !anyUntrusted(st.Evidence, untrusted) && ds != nil && st.Status == string(ds.Status)
 			roles := []string{assemble.RoleStdout, assemble.RoleStderr, assemble.RoleMerged}
 			if st.Stage == string(rules.T1) {
 				roles = append(roles, assemble.RoleProfilePackageJSON)

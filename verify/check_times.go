@@ -50,8 +50,8 @@ func checkTimes(rep *Report, m *bundle.Manifest) {
 		prevEnd = time.Time{}
 	}
 	for i, rp := range m.Repetitions {
-		for _, st := range rp.Stages {
-			if st.ExitCode == nil || !isDynamicStage(st.Stage) {
+		for _, st := range inStageOrder(rp.Stages) {
+			if st.ExitCode == nil {
 				continue
 			}
 			field := repField(i+1, st.Stage)
@@ -112,4 +112,19 @@ func checkLiveness(bad func(field, clause, format string, args ...any), field st
 			bad(field+".liveness.alive_at_end", `SPEC.md "Liveness observation"`, "true, but the stage timed out: the window closed before the time limit")
 		}
 	}
+}
+
+// inStageOrder is the executed T1–T4 records in the standard's order, so
+// a misordered record is reported once, as a sequence finding.
+func inStageOrder(stages []bundle.Stage) []bundle.Stage {
+	var out []bundle.Stage
+	for _, s := range rules.DynamicStages {
+		for _, st := range stages {
+			if st.Stage == string(s) {
+				out = append(out, st)
+				break
+			}
+		}
+	}
+	return out
 }

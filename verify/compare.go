@@ -30,7 +30,8 @@ func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[
 	allTrusted := staticTrusted
 	for i, rp := range m.Repetitions {
 		view := RepetitionView{Index: i + 1, Verdict: rp.Verdict}
-		repTrusted := true
+		// A repetition whose record is incomplete derives nothing.
+		repTrusted := !untrusted[repField(i+1, "")]
 		var derived rules.SequenceResult
 		if i < len(d.Repetitions) {
 			derived = d.Repetitions[i]

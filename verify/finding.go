@@ -72,6 +72,18 @@ const (
 	StatusRuleViolation    Status = "rule violation"
 )
 
+// StatusFor is the status a report with findings of these classes has.
+func StatusFor(classes []Class) Status {
+	for _, c := range classOrder {
+		for _, have := range classes {
+			if have == c {
+				return statusOf(c)
+			}
+		}
+	}
+	return StatusVerified
+}
+
 func statusOf(c Class) Status {
 	switch c {
 	case ClassArchiveUnsafe, ClassManifestInvalid, ClassFileMissing, ClassFileExtra, ClassFileChanged:

@@ -132,6 +132,10 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		if isSequenceProblem(p) {
 			c = ClassSequenceShape
 		}
+		// A repetition missing part of its record derives no verdict.
+		if n, ok := repetitionOf(p.Path); ok {
+			untrusted[n] = true
+		}
 		rep.add(Finding{Class: c, Field: p.Path, Clause: p.Clause, Message: p.Detail})
 	}
 	compare(rep, m, d, untrusted)

@@ -25,6 +25,9 @@ type gen struct {
 	// pass is the content of the valid pass bundle, the base of the
 	// broken vectors.
 	pass *contents
+	// bases are the valid vectors' contents by name, the bases of the
+	// lying vectors.
+	bases map[string]*contents
 }
 
 // contents is a bundle before it is archived.
@@ -75,6 +78,10 @@ func (g *gen) valid() error {
 		if vc.name == "pass" {
 			g.pass = c
 		}
+		if g.bases == nil {
+			g.bases = map[string]*contents{}
+		}
+		g.bases[vc.name] = c
 		if err := g.emit(vc.name, "valid: "+vc.description, c, "verified", nil, vc.verdict); err != nil {
 			return err
 		}
@@ -251,6 +258,16 @@ func (g *gen) emit(name, desc string, c *contents, status string, classes []stri
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return g.emitRaw(name, desc, buf.Bytes(), status, classes, verdict)
+}
+
+// emitLie writes a lying vector with the finding it must give.
+func (g *gen) emitLie(name, desc string, c *contents, status string, classes []string, verdict, field string) error {
+	if err := g.emit(name, desc, c, status, classes, verdict); err != nil {
+		return err
+	}
+	v := &g.vectors[len(g.vectors)-1]
+	v.Class, v.Field = classes[0], field
+	return nil
 }
 
 func (g *gen) emitRaw(name, desc string, archive []byte, status string, classes []string, verdict string) error {
