@@ -28,6 +28,8 @@ type gen struct {
 	// bases are the valid vectors' contents by name, the bases of the
 	// lying vectors.
 	bases map[string]*contents
+	// rename, when set, renames the plugin in every file build reads.
+	rename *strings.Replacer
 }
 
 // contents is a bundle before it is archived.
@@ -108,6 +110,17 @@ func (g *gen) valid() error {
 	if err := g.emit("unstable", "valid: repetition 1 passes; repetition 2's T4 is the exits capture (boot_failed)", c, "verified", nil, "unstable"); err != nil {
 		return err
 	}
+	// A plugin whose name holds "certified" verifies: the package name is
+	// exempt from the forbidden-word check (SPEC.md "Forbidden words").
+	g.rename = strings.NewReplacer("hello-dsh-plugin", "certified-hello-dsh-plugin")
+	c, err = g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, nil)
+	g.rename = nil
+	if err != nil {
+		return fmt.Errorf("certified_named_plugin: %w", err)
+	}
+	if err := g.emit("certified_named_plugin", "valid: the hello capture with the plugin renamed certified-hello-dsh-plugin everywhere", c, "verified", nil, "pass"); err != nil {
+		return err
+	}
 	// static only: T0 without the dynamic layer.
 	c, err = g.buildStaticOnly(capture{"hello", "hello", true})
 	if err != nil {
@@ -123,13 +136,23 @@ func (g *gen) build(reps []capture, edit func(rep int, runs []assemble.StageRun)
 		return nil, err
 	}
 	entries, _ := rules.InsertEntries(patch)
+	captured := sub
+	if g.rename != nil {
+		pkg, patch = []byte(g.rename.Replace(string(pkg))), []byte(g.rename.Replace(string(patch)))
+		sub.Name = g.rename.Replace(sub.Name)
+	}
 	in := g.input(reps[0], pkg, patch, sub)
 	in.Dynamic = true
 	t := start.Add(10 * time.Second)
 	for i, c := range reps {
-		runs, err := c.stages(g.evidence, sub, entries, t)
+		runs, err := c.stages(g.evidence, captured, entries, t)
 		if err != nil {
 			return nil, err
+		}
+		if g.rename != nil {
+			for j := range runs {
+				renameRun(g.rename, &runs[j])
+			}
 		}
 		if edit != nil {
 			runs = edit(i, runs)
@@ -192,6 +215,18 @@ func (g *gen) input(c capture, pkg, patch []byte, sub rules.Subject) assemble.In
 		Versions: map[string][]byte{
 			assemble.RoleDSHVersion: []byte("0.1.0-rc.8\n"), assemble.RoleNodeVersion: []byte("v24.11.1\n"), assemble.RolePNPMVersion: []byte("9.15.9\n"),
 		},
+	}
+}
+
+// renameRun applies r to every byte and argument of a stage run.
+func renameRun(r *strings.Replacer, run *assemble.StageRun) {
+	for _, b := range []*[]byte{&run.Stdout, &run.Stderr, &run.Merged, &run.ProfilePackageJSON} {
+		if *b != nil {
+			*b = []byte(r.Replace(string(*b)))
+		}
+	}
+	for i, a := range run.Argv {
+		run.Argv[i] = r.Replace(a)
 	}
 }
 
