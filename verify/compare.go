@@ -51,6 +51,10 @@ func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[
 			// A stage after an untrusted one depends on it through
 			// propagation: it is not compared either.
 			trusted := repTrusted && !anyUntrusted(st.Evidence, untrusted)
+			if !trusted || !staticTrusted {
+				// Nothing is derived from untrusted evidence.
+				sv.DerivedStatus, sv.DerivedVerdict = "", ""
+			}
 			if trusted && staticTrusted {
 				if st.Status != string(ds.Status) {
 					mismatch(field+".status", "DSHIO/T 20 11.2", "claimed %q, re-derived %q%s", st.Status, ds.Status, because(ds.Reasons))
