@@ -25,3 +25,22 @@ func TestInterleaves(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInterleaves ties 8 MiB of alternating stdout and stderr lines.
+func BenchmarkInterleaves(b *testing.B) {
+	var out, errs, merged []byte
+	for i := 0; len(merged) < 8<<20; i++ {
+		o := []byte("stdout line with some text that is typical of pnpm output\n")
+		e := []byte("(node:12) [DEP0169] DeprecationWarning: url.parse()\n")
+		out, merged = append(out, o...), append(merged, o...)
+		if i%3 == 0 {
+			errs, merged = append(errs, e...), append(merged, e...)
+		}
+	}
+	b.SetBytes(int64(len(merged)))
+	for b.Loop() {
+		if _, ok := Interleaves(merged, out, errs); !ok {
+			b.Fatal("not an interleaving")
+		}
+	}
+}
