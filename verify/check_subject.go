@@ -40,6 +40,10 @@ func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sign
 		if sub.Spec != "/pkgs/"+base+tail {
 			bad("subject.spec", "DSHIO/T 21 5.1.8", "%q, a local package is installed from /pkgs/%s%s", sub.Spec, base, tail)
 		}
+	default:
+		if m.Dynamic {
+			bad("subject.source", "DSHIO/T 21 5.1.8", "%q: T1 installs only a registry package or a local one, so the spec cannot be checked", sub.Source)
+		}
 	}
 	if p := m.Static.Evidence[assemble.RoleMetadata]; p != "" {
 		if b, ok := files[p]; ok {
