@@ -159,6 +159,7 @@ func EditionDeviations(e Edition, f FixedFacts, why func(what string) string) []
 		}
 	}
 	add(DeviationBaseline, e.Baseline, f.Baseline, "DSHIO/T 21 5.1.1")
+	add(DeviationRepeatCount, fmt.Sprint(e.Repeat), fmt.Sprint(f.Repeat), "DSHIO/T 21 5.1.9")
 	add(DeviationObservationWindow, ms(e.WindowMS).String(), f.Window.String(), "DSHIO/T 21 5.1.6")
 	for _, s := range rules.DynamicStages {
 		add(DeviationTimeout(s), ms(e.TimeoutsMS[s]).String(), f.Timeouts[s].String(), "DSHIO/T 21 5.1.6")
@@ -167,7 +168,6 @@ func EditionDeviations(e Edition, f FixedFacts, why func(what string) string) []
 	add(DeviationCPU, e.CPU, f.CPU, "DSHIO/T 21 5.1.3")
 	add(DeviationPids, e.Pids, f.Pids, "DSHIO/T 21 5.1.5")
 	add(DeviationUlimits, e.Ulimits, f.Ulimits, "DSHIO/T 21 5.1.5")
-	add(DeviationRepeatCount, fmt.Sprint(e.Repeat), fmt.Sprint(f.Repeat), "DSHIO/T 21 5.1.9")
 	return ds
 }
 

@@ -20,7 +20,7 @@ const DeviationBaseline = assemble.DeviationBaseline
 // (SPEC.md "Edition facts") that this run changed, in either direction,
 // is one deviation.
 func deviations(o Options, dsh, spec string) []bundle.Deviation {
-	ds := assemble.EditionDeviations(assemble.Edition2026, facts(o, dsh, "", spec), func(what string) string {
+	edition := assemble.EditionDeviations(assemble.Edition2026, facts(o, dsh, "", spec), func(what string) string {
 		switch what {
 		case assemble.DeviationBaseline:
 			return "the baseline was set with --baseline"
@@ -31,6 +31,16 @@ func deviations(o Options, dsh, spec string) []bundle.Deviation {
 		}
 		return "requested on the command line"
 	})
+	// Order: the baseline, the dsh version, the commands, then the other
+	// edition facts.
+	var ds, rest []bundle.Deviation
+	for _, d := range edition {
+		if d.What == assemble.DeviationBaseline {
+			ds = append(ds, d)
+		} else {
+			rest = append(rest, d)
+		}
+	}
 	if dsh != o.Baseline {
 		ds = append(ds, bundle.Deviation{
 			What: assemble.DeviationDSHVersion, Standard: o.Baseline, ChangedTo: dsh,
@@ -55,7 +65,7 @@ func deviations(o Options, dsh, spec string) []bundle.Deviation {
 			Why: why, Clause: "DSHIO/T 21 5.1.8",
 		})
 	}
-	return ds
+	return append(ds, rest...)
 }
 
 // facts are the fixed-condition values of this run.

@@ -186,7 +186,7 @@ func TestRunDeviationsItemByItem(t *testing.T) {
 	got := deviationNames(res.Manifest)
 	// The 5 s window also shortens T4's time limit (window + grace): both
 	// are edition facts (SPEC.md "Edition facts").
-	want := []string{assemble.DeviationObservationWindow, assemble.DeviationTimeout(rules.T4), assemble.DeviationRepeatCount, assemble.DeviationCommand(rules.T4)}
+	want := []string{assemble.DeviationCommand(rules.T4), assemble.DeviationRepeatCount, assemble.DeviationObservationWindow, assemble.DeviationTimeout(rules.T4)}
 	if !slices.Equal(got, want) {
 		t.Errorf("deviations %q, want %q", got, want)
 	}
