@@ -20,7 +20,7 @@ func checkWriterFacts(rep *Report, m *bundle.Manifest, files map[string][]byte, 
 	checkSequence(rep, m, d, untrusted)
 	checkTimes(rep, m)
 	checkSubject(rep, m, files, signed)
-	listUnverified(rep, m, cond, l.unmatched())
+	listUnverified(rep, m, l.unmatched())
 }
 
 // crossChecked are the fixed conditions checkConditions and
@@ -42,7 +42,7 @@ func crossChecked(name string) bool {
 // listUnverified fills rep.Unverified: the manifest fields the verifier
 // neither derives nor cross-checks (SPEC.md "Manifest fields and how each
 // is checked"). They are shown as the writer's word, never as verified.
-func listUnverified(rep *Report, m *bundle.Manifest, cond conditionIndex, unmatched []int) {
+func listUnverified(rep *Report, m *bundle.Manifest, unmatched []int) {
 	u := rep.unverified
 	u("tool.name", m.Tool.Name)
 	u("tool.version", m.Tool.Version)
@@ -74,5 +74,4 @@ func listUnverified(rep *Report, m *bundle.Manifest, cond conditionIndex, unmatc
 	u("static.installed_size", fmt.Sprint(m.Static.InstalledSize))
 	u("started_at", m.StartedAt)
 	u("finished_at", m.FinishedAt)
-	_ = cond
 }
