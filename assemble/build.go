@@ -35,7 +35,7 @@ func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
 		Settings:      in.Settings,
 		StartedAt:     rfc3339(in.StartedAt),
 		FinishedAt:    rfc3339(in.FinishedAt),
-		TestDate:      in.StartedAt.UTC().Format("2006-01-02"),
+		TestDate:      in.FinishedAt.UTC().Format("2006-01-02"), // SPEC.md "Manifest fields": the date the test finished
 		Dynamic:       in.Dynamic,
 		Repetitions:   []bundle.Repetition{},
 	}

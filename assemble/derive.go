@@ -76,7 +76,7 @@ func Derive(m *bundle.Manifest, files map[string][]byte) (Derived, []Problem) {
 	window := time.Duration(m.Settings.ObservationWindowMS) * time.Millisecond
 
 	var verdicts []rules.Verdict
-	for _, rep := range m.Repetitions {
+	for n, rep := range m.Repetitions {
 		obs := make([]*rules.Observation, len(rules.DynamicStages))
 		for _, st := range rep.Stages {
 			i := stageIndex(st.Stage)
@@ -86,7 +86,9 @@ func Derive(m *bundle.Manifest, files map[string][]byte) (Derived, []Problem) {
 			if st.ExitCode == nil {
 				continue // not executed
 			}
-			field := fmt.Sprintf("repetitions[%d].%s", rep.Index, st.Stage)
+			// Repetitions are numbered by position from 1, as the
+			// evidence paths number them; rep.Index is the writer's.
+			field := fmt.Sprintf("repetitions[%d].%s", n+1, st.Stage)
 			o := &rules.Observation{Stage: rules.Stage(st.Stage), ExitCode: *st.ExitCode, TimedOut: st.TimedOut}
 			o.Stdout = get(st.Evidence[RoleStdout], field+".evidence.stdout", "DSHIO/T 20 12.1", true)
 			o.Stderr = get(st.Evidence[RoleStderr], field+".evidence.stderr", "DSHIO/T 20 12.1", true)
@@ -109,7 +111,7 @@ func Derive(m *bundle.Manifest, files map[string][]byte) (Derived, []Problem) {
 		}
 		res, err := rules.DeriveSequence(sub, entries, obs, window)
 		if err != nil {
-			probs = append(probs, Problem{Path: fmt.Sprintf("repetitions[%d]", rep.Index), Clause: "DSHIO/T 20 11.2", Detail: err.Error()})
+			probs = append(probs, Problem{Path: fmt.Sprintf("repetitions[%d]", n+1), Clause: "DSHIO/T 20 11.2", Detail: err.Error()})
 		}
 		d.Repetitions = append(d.Repetitions, res)
 		verdicts = append(verdicts, res.Verdict)

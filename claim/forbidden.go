@@ -3,13 +3,20 @@ package claim
 import (
 	"regexp"
 	"strings"
+
+	"github.com/dshaudit/dshaudit/rules"
 )
 
 // Forbidden-statement patterns (SPEC.md "Claims"). Each is matched against
 // every normalised line of the text, declarations or not.
 var (
 	// DSHIO/T 10 8.2: no certified state exists while v1.0 is in force.
-	certifiedRE = regexp.MustCompile(`(?i)\bcertified\b|\bcertification\s*:\s*(pass|passed|yes|granted|✅)`)
+	// The word itself is rules.ClaimsCertified's (confusables folded);
+	// this is the other spelling of the claim.
+	certificationRE = regexp.MustCompile(`(?i)\bcertification\s*:\s*(pass|passed|yes|granted|✅)`)
+	// packageLineRE finds the package a declaration names, whose name is
+	// exempt from the certified-word check.
+	packageLineRE = regexp.MustCompile(`(?i)^\s*[-*]?\s*\**package\**\s*:\s*\**\s*` + "`?" + `((?:@[a-z0-9._~-]+/)?[a-z0-9._~-]+)@`)
 	// A line is about DSHIO when it names it or the conformance subject.
 	dshioRE = regexp.MustCompile(`(?i)\bDSHIO\b|\bconform|\bcompli|\bdsh\b`)
 	// The denials our own declaration prints are not claims.
@@ -30,8 +37,21 @@ var (
 )
 
 // forbidden reports what the standards forbid in text, line by line.
-// declLines are the lines that start a parsed declaration.
+// declLines are the lines that start a parsed declaration. The names of
+// the packages the text's declarations name are exempt from the
+// certified-word check (a plugin may be called certified-…).
 func forbidden(lines []string, declLines map[int]bool) []Finding {
+	var names []string
+	for _, l := range lines {
+		if m := packageLineRE.FindStringSubmatch(l); m != nil {
+			names = append(names, m[1])
+		}
+	}
+	return forbiddenExcept(lines, declLines, names...)
+}
+
+// forbiddenExcept is forbidden with the package names given.
+func forbiddenExcept(lines []string, declLines map[int]bool, pkgNames ...string) []Finding {
 	var out []Finding
 	add := func(i int, clause, msg string) {
 		out = append(out, Finding{Line: i + 1, Kind: KindForbidden, Clause: clause, Message: msg, Text: clip(lines[i])})
@@ -40,7 +60,7 @@ func forbidden(lines []string, declLines map[int]bool) []Finding {
 		if l == "" {
 			continue
 		}
-		if certifiedRE.MatchString(l) && dshioRE.MatchString(l) && !denialRE.MatchString(l) {
+		if (rules.ClaimsCertified(l, pkgNames...) || certificationRE.MatchString(l)) && dshioRE.MatchString(rules.FoldConfusables(l)) && !denialRE.MatchString(rules.FoldConfusables(l)) {
 			add(i, "DSHIO/T 10 8.2", `claims DSHIO certification: while DSHIO/T 10 v1.0 is in force "DSHIO certified" does not exist, and a statement claiming it is false`)
 		}
 		if t5RE.MatchString(l) {

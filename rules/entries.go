@@ -62,3 +62,15 @@ func kindName(n *yaml.Node) string {
 	}
 	return "node"
 }
+
+// MountTargets are the entries T3 looks for: each insert entry's id, with
+// the package name as the name the dump must show. DSHIO/T 20 8.4: "the
+// entry's name matches the package name" — not whatever name the patch
+// declares. SPEC.md "T3 mount".
+func MountTargets(sub Subject, entries []Entry) []Entry {
+	out := make([]Entry, len(entries))
+	for i, e := range entries {
+		out[i] = Entry{ID: e.ID, Name: sub.Name}
+	}
+	return out
+}

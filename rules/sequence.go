@@ -83,7 +83,7 @@ func deriveStage(s Stage, sub Subject, entries []Entry, o Observation, window ti
 	case T2:
 		return DeriveT2(sub, o)
 	case T3:
-		return DeriveT3(entries, o)
+		return DeriveT3(MountTargets(sub, entries), o)
 	default:
 		return DeriveT4(o, window)
 	}

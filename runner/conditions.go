@@ -9,22 +9,37 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/rules"
-	"github.com/dshaudit/dshaudit/rules/static"
 )
 
 // DeviationBaseline names a baseline other than the DSHIO/T 21 5.1.1 one.
-const DeviationBaseline = "baseline version"
+const DeviationBaseline = assemble.DeviationBaseline
 
 // deviations lists every condition deviation item by item (DSHIO/T 21
 // 8.1, 8.2): what, the standard's value, what it was changed to, and why.
-// dsh is the version observed in the image.
+// dsh is the version observed in the image. Every value the edition fixes
+// (SPEC.md "Edition facts") that this run changed, in either direction,
+// is one deviation.
 func deviations(o Options, dsh, spec string) []bundle.Deviation {
-	var ds []bundle.Deviation
-	if o.Baseline != static.DefaultBaseline {
-		ds = append(ds, bundle.Deviation{
-			What: DeviationBaseline, Standard: static.DefaultBaseline, ChangedTo: o.Baseline,
-			Why: "the baseline was set with --baseline", Clause: "DSHIO/T 21 5.1.1",
-		})
+	edition := assemble.EditionDeviations(assemble.Edition2026, facts(o, dsh, "", spec), func(what string) string {
+		switch what {
+		case assemble.DeviationBaseline:
+			return "the baseline was set with --baseline"
+		case assemble.DeviationRepeatCount:
+			return "requested with --repeat; instability cannot be detected with fewer than two repetitions"
+		case assemble.DeviationObservationWindow:
+			return "requested with --window"
+		}
+		return "requested on the command line"
+	})
+	// Order: the baseline, the dsh version, the commands, then the other
+	// edition facts.
+	var ds, rest []bundle.Deviation
+	for _, d := range edition {
+		if d.What == assemble.DeviationBaseline {
+			ds = append(ds, d)
+		} else {
+			rest = append(rest, d)
+		}
 	}
 	if dsh != o.Baseline {
 		ds = append(ds, bundle.Deviation{
@@ -50,42 +65,31 @@ func deviations(o Options, dsh, spec string) []bundle.Deviation {
 			Why: why, Clause: "DSHIO/T 21 5.1.8",
 		})
 	}
-	if o.Repeat < assemble.MinRepeat {
-		ds = append(ds, bundle.Deviation{
-			What: assemble.DeviationRepeatCount, Standard: strconv.Itoa(assemble.MinRepeat), ChangedTo: strconv.Itoa(o.Repeat),
-			Why: "requested with --repeat; instability cannot be detected with fewer than two repetitions", Clause: "DSHIO/T 21 5.1.9",
-		})
+	return append(ds, rest...)
+}
+
+// facts are the fixed-condition values of this run.
+func facts(o Options, dsh, imageRef, spec string) assemble.FixedFacts {
+	f := assemble.FixedFacts{
+		DSH: dsh, Baseline: o.Baseline, ImageRef: imageRef,
+		Memory: o.Limits.Memory, CPU: o.Limits.CPUs, Pids: strconv.Itoa(o.Limits.Pids), Ulimits: strings.Join(o.Limits.Ulimits, " "),
+		Window:    o.Window,
+		Profile:   "web; DSH_HOME=" + ProfileMount + ", a fresh empty host directory per repetition",
+		Isolation: "a fresh container per command; environment only DSH_HOME (and NODE_EXTRA_CA_CERTS, npm_config_registry in T1)",
+		Repeat:    o.Repeat,
+		Timeouts:  map[rules.Stage]time.Duration{},
+		Argv:      map[rules.Stage][]string{},
 	}
-	if o.Window.Milliseconds() < assemble.MinObservationWindowMS {
-		ds = append(ds, bundle.Deviation{
-			What: assemble.DeviationObservationWindow, Standard: (time.Duration(assemble.MinObservationWindowMS) * time.Millisecond).String(),
-			ChangedTo: o.Window.String(), Why: "requested with --window", Clause: "DSHIO/T 21 5.1.6",
-		})
+	for _, s := range rules.DynamicStages {
+		f.Timeouts[s] = o.timeout(s)
+		f.Argv[s] = o.argv(s, spec)
 	}
-	return ds
+	return f
 }
 
 // fixedConditions are the DSHIO/T 21 5.1 conditions this run held fixed.
 func fixedConditions(o Options, dsh, imageRef, spec string) []bundle.Condition {
-	c := []bundle.Condition{
-		{Name: "dsh version (DSHIO/T 21 5.1.1)", Value: dsh},
-		{Name: "baseline (DSHIO/T 21 5.1.1)", Value: o.Baseline},
-		{Name: "container image (DSHIO/T 21 5.1.2)", Value: imageRef},
-		{Name: "memory limit (DSHIO/T 21 5.1.3)", Value: o.Limits.Memory},
-		{Name: "cpu limit (DSHIO/T 21 5.1.3)", Value: o.Limits.CPUs},
-		{Name: "pids limit (DSHIO/T 21 5.1.5)", Value: strconv.Itoa(o.Limits.Pids)},
-		{Name: "ulimits (DSHIO/T 21 5.1.5)", Value: strings.Join(o.Limits.Ulimits, " ")},
-		{Name: "network T1 (DSHIO/T 21 5.1.4)", Value: "on (host network)"},
-		{Name: "network T2-T4 (DSHIO/T 21 5.1.4)", Value: "none"},
-		{Name: "T4 liveness window (DSHIO/T 21 5.1.6)", Value: o.Window.String()},
-		{Name: "profile (DSHIO/T 21 5.1.7)", Value: "web; DSH_HOME=" + ProfileMount + ", a fresh empty host directory per repetition"},
-		{Name: "isolation (DSHIO/T 21 5.1.5)", Value: "a fresh container per command; environment only DSH_HOME (and NODE_EXTRA_CA_CERTS, npm_config_registry in T1)"},
-		{Name: "repeat count (DSHIO/T 21 5.1.9)", Value: strconv.Itoa(o.Repeat)},
-	}
-	for _, s := range rules.DynamicStages {
-		c = append(c, bundle.Condition{Name: fmt.Sprintf("%s command (DSHIO/T 21 5.1.8)", s), Value: strings.Join(o.argv(s, spec), " ")})
-	}
-	return c
+	return assemble.FixedConditions(facts(o, dsh, imageRef, spec))
 }
 
 // variableConditions are conditions allowed to vary, recorded item by
@@ -96,9 +100,6 @@ func variableConditions(o Options, pkg *Package, engineName, engineVersion, kern
 		{Name: "package source", Value: pkg.Source},
 		{Name: "container engine", Value: engineName + " " + engineVersion},
 		{Name: "host kernel", Value: kernel},
-	}
-	for _, s := range rules.DynamicStages {
-		c = append(c, bundle.Condition{Name: fmt.Sprintf("%s time limit", s), Value: o.timeout(s).String()})
 	}
 	if o.CACert != "" {
 		c = append(c, bundle.Condition{Name: "T1 extra CA bundle", Value: o.CACert})

@@ -185,7 +185,9 @@ func TestRunDeviationsItemByItem(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := deviationNames(res.Manifest)
-	want := []string{assemble.DeviationCommand(rules.T4), assemble.DeviationRepeatCount, assemble.DeviationObservationWindow}
+	// The 5 s window also shortens T4's time limit (window + grace): both
+	// are edition facts (SPEC.md "Edition facts").
+	want := []string{assemble.DeviationCommand(rules.T4), assemble.DeviationRepeatCount, assemble.DeviationObservationWindow, assemble.DeviationTimeout(rules.T4)}
 	if !slices.Equal(got, want) {
 		t.Errorf("deviations %q, want %q", got, want)
 	}

@@ -29,8 +29,9 @@ func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[
 
 	allTrusted := staticTrusted
 	for i, rp := range m.Repetitions {
-		view := RepetitionView{Index: rp.Index, Verdict: rp.Verdict}
-		repTrusted := true
+		view := RepetitionView{Index: i + 1, Verdict: rp.Verdict}
+		// A repetition whose record is incomplete derives nothing.
+		repTrusted := !untrusted[repField(i+1, "")]
 		var derived rules.SequenceResult
 		if i < len(d.Repetitions) {
 			derived = d.Repetitions[i]
@@ -39,21 +40,21 @@ func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[
 		for _, st := range rp.Stages {
 			claimedByStage[st.Stage] = st
 		}
-		for j, ds := range derived.Stages {
+		for _, ds := range derived.Stages {
 			st, ok := claimedByStage[string(ds.Stage)]
-			field := fmt.Sprintf("repetitions[%d].%s", i, ds.Stage)
+			field := repField(i+1, string(ds.Stage))
 			if !ok {
-				mismatch(field, "DSHIO/T 20 11.2", "stage %s is not recorded; every stage of the sequence must be, executed or not", ds.Stage)
-				continue
-			}
-			if j >= len(rp.Stages) || rp.Stages[j].Stage != string(ds.Stage) {
-				mismatch(field, "DSHIO/T 20 4", "stage %s is recorded out of order", ds.Stage)
+				continue // checkSequence names the missing stage
 			}
 			sv := StageView{Stage: st.Stage, ClaimedStatus: st.Status, ClaimedVerdict: st.Verdict, FirstError: st.FirstError, ExitCode: st.ExitCode, DurationMS: st.DurationMS,
 				DerivedStatus: string(ds.Status), DerivedVerdict: string(ds.Verdict)}
 			// A stage after an untrusted one depends on it through
 			// propagation: it is not compared either.
 			trusted := repTrusted && !anyUntrusted(st.Evidence, untrusted)
+			if !trusted || !staticTrusted {
+				// Nothing is derived from untrusted evidence.
+				sv.DerivedStatus, sv.DerivedVerdict = "", ""
+			}
 			if trusted && staticTrusted {
 				if st.Status != string(ds.Status) {
 					mismatch(field+".status", "DSHIO/T 20 11.2", "claimed %q, re-derived %q%s", st.Status, ds.Status, because(ds.Reasons))
@@ -69,7 +70,7 @@ func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[
 			view.Stages = append(view.Stages, sv)
 		}
 		if repTrusted && staticTrusted && rp.Verdict != string(derived.Verdict) {
-			mismatch(fmt.Sprintf("repetitions[%d].verdict", i), "DSHIO/T 20 11.1", "claimed %q, re-derived %q", rp.Verdict, derived.Verdict)
+			mismatch(repField(i+1, "", "verdict"), "DSHIO/T 20 11.1", "claimed %q, re-derived %q", rp.Verdict, derived.Verdict)
 		}
 		allTrusted = allTrusted && repTrusted
 		rep.Repetitions = append(rep.Repetitions, view)
@@ -111,6 +112,10 @@ func compareStatic(m *bundle.Manifest, d assemble.Derived, mismatch func(field, 
 	}
 	byClause := map[string]int{}
 	for i, c := range claimed.Clauses {
+		if j, dup := byClause[c.Clause]; dup {
+			mismatch(fmt.Sprintf("static.report.clauses[%d]", i), "DSHIO/T 20 5.5", "clause %q has a second result (first at static.report.clauses[%d]); each clause has exactly one", c.Clause, j)
+			continue
+		}
 		byClause[c.Clause] = i
 	}
 	seen := map[string]bool{}
@@ -127,6 +132,12 @@ func compareStatic(m *bundle.Manifest, d assemble.Derived, mismatch func(field, 
 		}
 		if cc.Severity != dc.Severity {
 			mismatch(fmt.Sprintf("static.report.clauses[%d].severity", i), "DSHIO/T 10 "+dc.Clause, "clause %s claimed severity %q, re-derived %q", dc.Clause, cc.Severity, dc.Severity)
+		}
+		if cc.Observed != dc.Observed {
+			mismatch(fmt.Sprintf("static.report.clauses[%d].observed", i), "DSHIO/T 10 "+dc.Clause, "clause %s claimed observed value %q, re-derived %q", dc.Clause, cc.Observed, dc.Observed)
+		}
+		if cc.Title != dc.Title || cc.Message != dc.Message {
+			mismatch(fmt.Sprintf("static.report.clauses[%d].message", i), "DSHIO/T 10 "+dc.Clause, "clause %s: the claimed title or message is not the re-derived one (%q)", dc.Clause, dc.Message)
 		}
 	}
 	for _, cc := range claimed.Clauses {

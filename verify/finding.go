@@ -17,13 +17,46 @@ const (
 	ClassEvidenceMissing  Class = "evidence-missing"
 	ClassVerdictMismatch  Class = "verdict-mismatch"
 	ClassRuleViolation    Class = "rule-violation"
+
+	// The writer-fact classes (SPEC.md "What the verifier cross-checks"):
+	// a validly signed manifest that states something the editions it
+	// cites, its own recorded facts or its evidence contradict.
+
+	// ClassEditionFact: a value the cited editions fix (baseline, window,
+	// stage time limits, resource limits, repeat count, the editions
+	// themselves) differs without its deviation, or a deviation claims a
+	// difference that is not there.
+	ClassEditionFact Class = "edition-fact"
+	// ClassConditionMismatch: conditions, settings, fingerprint, image,
+	// argv and network disagree with one another or with the deviations.
+	ClassConditionMismatch Class = "condition-mismatch"
+	// ClassSequenceShape: repetitions, stages, evidence paths or the file
+	// list do not have the shape SPEC.md "Evidence file layout" requires.
+	ClassSequenceShape Class = "sequence-shape"
+	// ClassStreamMismatch: merged is not an interleaving of stdout and
+	// stderr; no line rule reads the stage's streams.
+	ClassStreamMismatch Class = "stream-mismatch"
+	// ClassTimeInconsistent: timestamps, durations, time-outs, liveness
+	// or the test date contradict one another.
+	ClassTimeInconsistent Class = "time-inconsistent"
+	// ClassSubjectMismatch: the subject is not one exact version, or the
+	// metadata or the signed predicate name another subject or tool.
+	ClassSubjectMismatch Class = "subject-mismatch"
+	// ClassFingerprintInvalid: the fingerprint is not exactly the
+	// DSHIO/T 21 5.2 fields, or its versions contradict the evidence.
+	ClassFingerprintInvalid Class = "fingerprint-invalid"
+	// ClassForbiddenWord: writer-controlled text claims a certified state.
+	ClassForbiddenWord Class = "forbidden-word"
 )
 
 // classOrder ranks classes: the first present decides the status.
 var classOrder = []Class{
 	ClassArchiveUnsafe, ClassManifestInvalid, ClassSignatureInvalid, ClassUnsigned,
 	ClassFileMissing, ClassFileExtra, ClassFileChanged,
-	ClassVerdictMismatch, ClassEvidenceMissing, ClassRuleViolation,
+	ClassVerdictMismatch, ClassEvidenceMissing,
+	ClassEditionFact, ClassConditionMismatch, ClassSequenceShape, ClassStreamMismatch,
+	ClassTimeInconsistent, ClassSubjectMismatch, ClassFingerprintInvalid, ClassForbiddenWord,
+	ClassRuleViolation,
 }
 
 // Status is the one-line outcome of a verification.
@@ -38,6 +71,18 @@ const (
 	StatusVerdictMismatch  Status = "verdict mismatch"
 	StatusRuleViolation    Status = "rule violation"
 )
+
+// StatusFor is the status a report with findings of these classes has.
+func StatusFor(classes []Class) Status {
+	for _, c := range classOrder {
+		for _, have := range classes {
+			if have == c {
+				return statusOf(c)
+			}
+		}
+	}
+	return StatusVerified
+}
 
 func statusOf(c Class) Status {
 	switch c {
@@ -62,6 +107,21 @@ type Finding struct {
 	Field   string `json:"field,omitempty"`
 	Clause  string `json:"clause,omitempty"`
 	Message string `json:"message"`
+}
+
+// repField names a field of repetition n (1-based, as the manifest's
+// index and the evidence paths number repetitions) and stage, e.g.
+// "repetitions[1].T4.liveness". SPEC.md "Verification": every finding
+// numbers repetitions from 1.
+func repField(n int, stage string, rest ...string) string {
+	s := fmt.Sprintf("repetitions[%d]", n)
+	if stage != "" {
+		s += "." + stage
+	}
+	for _, r := range rest {
+		s += "." + r
+	}
+	return s
 }
 
 func (f Finding) String() string {

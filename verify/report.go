@@ -1,6 +1,11 @@
 package verify
 
-import "github.com/dshaudit/dshaudit/bundle"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/dshaudit/dshaudit/bundle"
+)
 
 // ResultMediaType identifies the --json result object (SPEC.md
 // "Verification result object").
@@ -44,6 +49,19 @@ type Report struct {
 	NotUsable   []string         `json:"not_usable_because"`
 	Repetitions []RepetitionView `json:"repetitions"`
 	Findings    []Finding        `json:"findings"`
+	// Unverified lists, by manifest field name, what the bundle states
+	// that the verifier can neither derive nor cross-check: writer
+	// metadata, shown as such and never as verified (SPEC.md "Manifest
+	// fields and how each is checked"). Everything else in the manifest
+	// was derived or cross-checked when Status is "verified".
+	Unverified []UnverifiedField `json:"unverified"`
+}
+
+// UnverifiedField is one manifest field shown as unverified metadata,
+// with its raw value (escape it before printing for a person).
+type UnverifiedField struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
 }
 
 // RepetitionView is one repetition's claimed and derived stage outcomes.
@@ -70,15 +88,27 @@ func (r *Report) OK() bool { return r.Status == StatusVerified }
 
 func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
 
-// finish sets Status from the findings.
+// addf adds a finding about a manifest field.
+func (r *Report) addf(c Class, field, clause, format string, args ...any) {
+	r.add(Finding{Class: c, File: "manifest.json", Field: field, Clause: clause, Message: fmt.Sprintf(format, args...)})
+}
+
+func (r *Report) unverified(field, value string) {
+	r.Unverified = append(r.Unverified, UnverifiedField{Field: field, Value: value})
+}
+
+// finish sets Status from the findings. Usable is computed, never read:
+// a bundle that does not verify backs nothing.
 func (r *Report) finish() {
 	r.Status = StatusVerified
 	for _, c := range classOrder {
-		for _, f := range r.Findings {
-			if f.Class == c {
-				r.Status = statusOf(c)
-				return
-			}
+		if slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Class == c }) {
+			r.Status = statusOf(c)
+			break
 		}
+	}
+	if r.Status != StatusVerified && r.Usable {
+		r.Usable = false
+		r.NotUsable = append(r.NotUsable, "the bundle did not verify")
 	}
 }

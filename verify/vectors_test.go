@@ -18,6 +18,8 @@ const vectorsDir = "../testdata/vectors"
 type vector struct {
 	Name, File, Description, Status, Verdict string
 	Classes                                  []string
+	// Class and Field, on a lying vector, are the finding it must give.
+	Class, Field string
 }
 
 // loadVectors is the one loader of testdata/vectors, used by the tests and
@@ -69,6 +71,9 @@ func TestVectors(t *testing.T) {
 			slices.Sort(want)
 			if !slices.Equal(classes, want) {
 				t.Errorf("classes = %v, want exactly %v; findings:\n%s", classes, want, findingsText(rep))
+			}
+			if v.Class != "" && !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return string(f.Class) == v.Class && f.Field == v.Field }) {
+				t.Errorf("no [%s] finding names field %q; findings:\n%s", v.Class, v.Field, findingsText(rep))
 			}
 			if string(rep.Status) != v.Status {
 				t.Errorf("status = %q, want %q", rep.Status, v.Status)
@@ -138,4 +143,28 @@ func FuzzVerify(f *testing.F) {
 			t.Fatal("nil report without error")
 		}
 	})
+}
+
+// TestLyingVectorsCoverClasses: the lying vectors (SPEC.md "Test
+// vectors") number at least 40 and cover every writer-fact class.
+func TestLyingVectorsCoverClasses(t *testing.T) {
+	vs, _ := loadVectors(t)
+	n := 0
+	per := map[Class]int{}
+	for _, v := range vs {
+		if v.Class != "" {
+			n++
+			per[Class(v.Class)]++
+		}
+	}
+	if n < 40 {
+		t.Errorf("%d lying vectors, want at least 40", n)
+	}
+	for _, c := range []Class{ClassEditionFact, ClassConditionMismatch, ClassSequenceShape, ClassStreamMismatch,
+		ClassTimeInconsistent, ClassSubjectMismatch, ClassFingerprintInvalid, ClassForbiddenWord, ClassEvidenceMissing, ClassVerdictMismatch} {
+		if per[c] == 0 {
+			t.Errorf("no lying vector of class %s", c)
+		}
+	}
+	t.Logf("%d lying vectors: %v", n, per)
 }

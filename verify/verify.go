@@ -64,6 +64,7 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		NotUsable:     []string{},
 		Repetitions:   []RepetitionView{},
 		Findings:      []Finding{},
+		Unverified:    []UnverifiedField{},
 	}
 	defer rep.finish()
 	if err := ctx.Err(); err != nil {
@@ -117,16 +118,28 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 			Message: fmt.Sprintf("the signed predicate says %q, the manifest %q", signed.Predicate.Verdict, assemble.PredicateVerdict(m))})
 	}
 	trusted, untrusted := checkFiles(rep, m, arc)
+	// Streams not tied to one another are not read by any line rule.
+	checkStreams(rep, m, trusted, untrusted)
 
-	// 4. Re-derive and compare; 5. report rules.
+	// 4. Re-derive and compare; 5. cross-check every writer fact; 6.
+	// report rules.
 	d, probs := assemble.Derive(m, trusted)
 	for _, p := range probs {
 		if untrusted[p.Path] {
 			continue // already reported as missing or changed
 		}
-		rep.add(Finding{Class: ClassEvidenceMissing, Field: p.Path, Clause: p.Clause, Message: p.Detail})
+		c := ClassEvidenceMissing
+		if isSequenceProblem(p) {
+			c = ClassSequenceShape
+		}
+		// A repetition missing part of its record derives no verdict.
+		if n, ok := repetitionOf(p.Path); ok {
+			untrusted[n] = true
+		}
+		rep.add(Finding{Class: c, Field: p.Path, Clause: p.Clause, Message: p.Detail})
 	}
 	compare(rep, m, d, untrusted)
+	checkWriterFacts(rep, m, trusted, untrusted, signed, d)
 	checkRules(rep, m, trusted)
 	return rep, nil
 }

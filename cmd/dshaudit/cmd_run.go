@@ -122,7 +122,7 @@ Exit codes:
 	f.DurationVar(&o.TimeoutT2, "timeout-t2", runner.DefaultTimeoutT2, "T2 time limit")
 	f.DurationVar(&o.TimeoutT3, "timeout-t3", runner.DefaultTimeoutT3, "T3 time limit (a timeout is config_failed)")
 	f.DurationVar(&o.TimeoutT4, "timeout-t4", 0, "T4 time limit (default: the window + 30s; a timeout is boot_failed)")
-	f.DurationVar(&o.Window, "window", runner.DefaultWindow, "T4 liveness window (DSHIO/T 21 5.1.6; below 12s is a recorded deviation)")
+	f.DurationVar(&o.Window, "window", runner.DefaultWindow, "T4 liveness window (DSHIO/T 21 5.1.6; any value but 12s is a recorded deviation)")
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+runner.SummaryMediaType+") instead of the text summary")
 	o.sandboxFlags.register(f)
 	return c

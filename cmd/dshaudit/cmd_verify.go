@@ -338,6 +338,14 @@ func printVerifyReport(w io.Writer, st termtext.Style, r *verify.Report) {
 	for _, d := range r.Deviations {
 		fmt.Fprintf(w, "deviation:    %s\n", st.Field(d))
 	}
+	if len(r.Unverified) > 0 {
+		// The writer's word: neither derived nor cross-checked (SPEC.md
+		// "Manifest fields and how each is checked"). Quoted: bundle text.
+		fmt.Fprintf(w, "unverified metadata (the writer's word, not checked) (%d):\n", len(r.Unverified))
+		for _, u := range r.Unverified {
+			fmt.Fprintf(w, "  %q: %q\n", u.Field, u.Value)
+		}
+	}
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(w, "findings (%d):\n", len(r.Findings))
 		for _, f := range r.Findings {

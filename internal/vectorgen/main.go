@@ -28,6 +28,10 @@ type Vector struct {
 	Classes []string `json:"classes"`
 	// Verdict is the re-derived overall verdict ("" if none).
 	Verdict string `json:"verdict"`
+	// Class and Field, for a lying vector, are the finding the verifier
+	// must report: its class and the manifest field it names.
+	Class string `json:"class,omitempty"`
+	Field string `json:"field,omitempty"`
 }
 
 // Index is vectors.json.
@@ -64,6 +68,9 @@ func run(ctx context.Context, evidenceDir, out string) error {
 		return err
 	}
 	if err := g.broken(); err != nil {
+		return err
+	}
+	if err := g.lying(); err != nil {
 		return err
 	}
 	sort.Slice(g.vectors, func(i, j int) bool { return g.vectors[i].Name < g.vectors[j].Name })

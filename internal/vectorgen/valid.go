@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
@@ -24,6 +25,11 @@ type gen struct {
 	// pass is the content of the valid pass bundle, the base of the
 	// broken vectors.
 	pass *contents
+	// bases are the valid vectors' contents by name, the bases of the
+	// lying vectors.
+	bases map[string]*contents
+	// rename, when set, renames the plugin in every file build reads.
+	rename *strings.Replacer
 }
 
 // contents is a bundle before it is archived.
@@ -74,6 +80,10 @@ func (g *gen) valid() error {
 		if vc.name == "pass" {
 			g.pass = c
 		}
+		if g.bases == nil {
+			g.bases = map[string]*contents{}
+		}
+		g.bases[vc.name] = c
 		if err := g.emit(vc.name, "valid: "+vc.description, c, "verified", nil, vc.verdict); err != nil {
 			return err
 		}
@@ -100,6 +110,17 @@ func (g *gen) valid() error {
 	if err := g.emit("unstable", "valid: repetition 1 passes; repetition 2's T4 is the exits capture (boot_failed)", c, "verified", nil, "unstable"); err != nil {
 		return err
 	}
+	// A plugin whose name holds "certified" verifies: the package name is
+	// exempt from the forbidden-word check (SPEC.md "Forbidden words").
+	g.rename = strings.NewReplacer("hello-dsh-plugin", "certified-hello-dsh-plugin")
+	c, err = g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, nil)
+	g.rename = nil
+	if err != nil {
+		return fmt.Errorf("certified_named_plugin: %w", err)
+	}
+	if err := g.emit("certified_named_plugin", "valid: the hello capture with the plugin renamed certified-hello-dsh-plugin everywhere", c, "verified", nil, "pass"); err != nil {
+		return err
+	}
 	// static only: T0 without the dynamic layer.
 	c, err = g.buildStaticOnly(capture{"hello", "hello", true})
 	if err != nil {
@@ -115,13 +136,23 @@ func (g *gen) build(reps []capture, edit func(rep int, runs []assemble.StageRun)
 		return nil, err
 	}
 	entries, _ := rules.InsertEntries(patch)
+	captured := sub
+	if g.rename != nil {
+		pkg, patch = []byte(g.rename.Replace(string(pkg))), []byte(g.rename.Replace(string(patch)))
+		sub.Name = g.rename.Replace(sub.Name)
+	}
 	in := g.input(reps[0], pkg, patch, sub)
 	in.Dynamic = true
 	t := start.Add(10 * time.Second)
 	for i, c := range reps {
-		runs, err := c.stages(g.evidence, sub, entries, t)
+		runs, err := c.stages(g.evidence, captured, entries, t)
 		if err != nil {
 			return nil, err
+		}
+		if g.rename != nil {
+			for j := range runs {
+				renameRun(g.rename, &runs[j])
+			}
 		}
 		if edit != nil {
 			runs = edit(i, runs)
@@ -134,8 +165,8 @@ func (g *gen) build(reps []capture, edit func(rep int, runs []assemble.StageRun)
 	for _, c := range reps {
 		if c.withW {
 			in.Deviations = append(in.Deviations, bundle.Deviation{
-				What: assemble.DeviationCommand(rules.T1), Standard: "dsh plugin --profile web add <package-spec>",
-				ChangedTo: "dsh plugin --profile web add -w <package-spec>", Clause: "DSHIO/T 21 5.1.8",
+				What: assemble.DeviationCommand(rules.T1), Standard: strings.Join(assemble.StandardArgv(rules.T1, in.Subject.Spec), " "),
+				ChangedTo: strings.Join(c.argv(rules.T1, sub), " "), Clause: "DSHIO/T 21 5.1.8",
 				Why: "dsh 0.1.0-rc.8 always fails without -w (ERR_PNPM_ADDING_TO_ROOT)",
 			})
 			break
@@ -151,6 +182,7 @@ func (g *gen) buildStaticOnly(c capture) (*contents, error) {
 	}
 	in := g.input(c, pkg, patch, sub)
 	in.Fingerprint, in.Image, in.Versions = "", bundle.Image{}, nil
+	in.Conditions.Fixed = nil
 	in.Deviations = nil
 	in.Settings.Repeat = 0
 	in.FinishedAt = start.Add(2 * time.Second)
@@ -165,13 +197,11 @@ func (g *gen) input(c capture, pkg, patch []byte, sub rules.Subject) assemble.In
 		Fingerprint: fmt.Sprintf("dsh=0.1.0-rc.8;img=%s@%s;node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1", imageName, imageDigest),
 		Image:       bundle.Image{Name: imageName, Digest: imageDigest},
 		Conditions: bundle.Conditions{
-			Fixed: []bundle.Condition{
-				{Name: "engine", Value: "podman 4.3.1 --runtime runc"},
-				{Name: "memory", Value: "768m"}, {Name: "cpu", Value: "1"}, {Name: "pids", Value: "256"},
-				{Name: "ulimits", Value: "nofile=1024:1024 nproc=1024:1024"},
-				{Name: "profile", Value: "DSH_HOME=/dsh-home, fresh volume per case"},
+			Fixed: assemble.FixedConditions(c.facts(sub)),
+			Variable: []bundle.Condition{
+				{Name: "source", Value: "testdata/dsh-evidence capture, converted by internal/vectorgen"},
+				{Name: "container engine", Value: "podman 4.3.1 --runtime runc"},
 			},
-			Variable: []bundle.Condition{{Name: "source", Value: "testdata/dsh-evidence capture, converted by internal/vectorgen"}},
 		},
 		Deviations: []bundle.Deviation{
 			{What: assemble.DeviationDSHVersion, Standard: "0.2.2-rc.1", ChangedTo: "0.1.0-rc.8", Clause: "DSHIO/T 21 5.1.1",
@@ -179,13 +209,55 @@ func (g *gen) input(c capture, pkg, patch []byte, sub rules.Subject) assemble.In
 			{What: assemble.DeviationCommand(rules.T4), Standard: "dsh --profile web", ChangedTo: "dsh --profile web --no-open", Clause: "DSHIO/T 21 5.1.8",
 				Why: "without --no-open dsh tries to open a browser"},
 		},
-		Settings:  bundle.Settings{ObservationWindowMS: 12000, TimeoutsMS: map[string]int64{"T1": 300000, "T2": 60000, "T3": 60000, "T4": 30000}},
+		Settings:  bundle.Settings{ObservationWindowMS: assemble.Edition2026.WindowMS, TimeoutsMS: editionTimeouts()},
 		StartedAt: start,
 		Static:    assemble.StaticInput{Metadata: pkg, Patch: patch, InstalledSize: -1},
 		Versions: map[string][]byte{
 			assemble.RoleDSHVersion: []byte("0.1.0-rc.8\n"), assemble.RoleNodeVersion: []byte("v24.11.1\n"), assemble.RolePNPMVersion: []byte("9.15.9\n"),
 		},
 	}
+}
+
+// renameRun applies r to every byte and argument of a stage run.
+func renameRun(r *strings.Replacer, run *assemble.StageRun) {
+	for _, b := range []*[]byte{&run.Stdout, &run.Stderr, &run.Merged, &run.ProfilePackageJSON} {
+		if *b != nil {
+			*b = []byte(r.Replace(string(*b)))
+		}
+	}
+	for i, a := range run.Argv {
+		run.Argv[i] = r.Replace(a)
+	}
+}
+
+// editionTimeouts are the edition's stage time limits, as settings.
+func editionTimeouts() map[string]int64 {
+	m := map[string]int64{}
+	for s, v := range assemble.Edition2026.TimeoutsMS {
+		m[string(s)] = v
+	}
+	return m
+}
+
+// facts are the fixed conditions of a vector: the edition's values, the
+// capture's commands.
+func (c capture) facts(sub rules.Subject) assemble.FixedFacts {
+	ed := assemble.Edition2026
+	f := assemble.FixedFacts{
+		DSH: "0.1.0-rc.8", Baseline: ed.Baseline, ImageRef: imageName + "@" + imageDigest,
+		Memory: ed.Memory, CPU: ed.CPU, Pids: ed.Pids, Ulimits: ed.Ulimits,
+		Window:    time.Duration(ed.WindowMS) * time.Millisecond,
+		Profile:   "web; DSH_HOME=/dsh-home, fresh volume per case",
+		Isolation: "a fresh container per command",
+		Repeat:    ed.Repeat,
+		Timeouts:  map[rules.Stage]time.Duration{},
+		Argv:      map[rules.Stage][]string{},
+	}
+	for _, s := range rules.DynamicStages {
+		f.Timeouts[s] = time.Duration(ed.TimeoutsMS[s]) * time.Millisecond
+		f.Argv[s] = c.argv(s, sub)
+	}
+	return f
 }
 
 // finish builds the manifest, encodes it canonically and signs it.
@@ -221,6 +293,16 @@ func (g *gen) emit(name, desc string, c *contents, status string, classes []stri
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return g.emitRaw(name, desc, buf.Bytes(), status, classes, verdict)
+}
+
+// emitLie writes a lying vector with the finding it must give.
+func (g *gen) emitLie(name, desc string, c *contents, status string, classes []string, verdict, field string) error {
+	if err := g.emit(name, desc, c, status, classes, verdict); err != nil {
+		return err
+	}
+	v := &g.vectors[len(g.vectors)-1]
+	v.Class, v.Field = classes[0], field
+	return nil
 }
 
 func (g *gen) emitRaw(name, desc string, archive []byte, status string, classes []string, verdict string) error {

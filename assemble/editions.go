@@ -1,0 +1,174 @@
+package assemble
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// Edition is what a set of cited editions fixes (SPEC.md "Edition
+// facts"): a bundle that records any other value needs a deviation for
+// it, in either direction (DSHIO/T 21 8.1). Values are in the form the
+// manifest records them.
+type Edition struct {
+	// Standards are the editions cited, in order.
+	Standards []string
+	// Baseline is the DSH baseline version (DSHIO/T 21 5.1.1).
+	Baseline string
+	// WindowMS is the T4 liveness window (DSHIO/T 21 5.1.6).
+	WindowMS int64
+	// TimeoutsMS are the stage time limits. The table of DSHIO/T 21 5.1.6
+	// was lost: these are the project's decision (SPEC.md "Edition facts").
+	TimeoutsMS map[rules.Stage]int64
+	// Memory, CPU, Pids and Ulimits are the resource limits (DSHIO/T 21
+	// 5.1.3, 5.1.5); the table was lost, the values are the project's
+	// decision, memory and CPU from the DSHIO/T 21 5.2 example fingerprint.
+	Memory  string
+	CPU     string
+	Pids    string
+	Ulimits string
+	// Repeat is the repetition count (DSHIO/T 21 5.1.9, DSHIO/T 10 7.4).
+	Repeat int
+}
+
+// Edition2026 is fixed by DSHIO/T 10—2026, DSHIO/T 20—2026 and
+// DSHIO/T 21—2026.
+var Edition2026 = Edition{
+	Standards: Standards,
+	Baseline:  "0.2.2-rc.1",
+	WindowMS:  MinObservationWindowMS,
+	TimeoutsMS: map[rules.Stage]int64{
+		rules.T1: 300_000, rules.T2: 60_000, rules.T3: 60_000,
+		rules.T4: MinObservationWindowMS + 30_000,
+	},
+	Memory:  "768m",
+	CPU:     "1",
+	Pids:    "256",
+	Ulimits: "nofile=1024:1024 nproc=1024:1024",
+	Repeat:  MinRepeat,
+}
+
+// Editions are every edition set this tool knows.
+var Editions = []Edition{Edition2026}
+
+// EditionFor returns the edition a manifest's standards cite: the cited
+// list must equal a known one exactly.
+func EditionFor(standards []string) (Edition, bool) {
+	for _, e := range Editions {
+		if slices.Equal(e.Standards, standards) {
+			return e, true
+		}
+	}
+	return Edition{}, false
+}
+
+// Deviation "what" names for the edition facts beyond those in
+// conditions.go (SPEC.md "Deviation names").
+const (
+	DeviationBaseline = "baseline version"
+	DeviationMemory   = "memory limit"
+	DeviationCPU      = "cpu limit"
+	DeviationPids     = "pids limit"
+	DeviationUlimits  = "ulimits"
+)
+
+// DeviationTimeout is the deviation name for a changed stage time limit.
+func DeviationTimeout(stage rules.Stage) string { return string(stage) + " time limit" }
+
+// Fixed-condition names (SPEC.md "Conditions and deviations"). The
+// verifier cross-checks a condition of each of these names with the
+// settings, the fingerprint, the image and the stages.
+const (
+	CondDSHVersion    = "dsh version (DSHIO/T 21 5.1.1)"
+	CondBaseline      = "baseline (DSHIO/T 21 5.1.1)"
+	CondImage         = "container image (DSHIO/T 21 5.1.2)"
+	CondMemory        = "memory limit (DSHIO/T 21 5.1.3)"
+	CondCPU           = "cpu limit (DSHIO/T 21 5.1.3)"
+	CondPids          = "pids limit (DSHIO/T 21 5.1.5)"
+	CondUlimits       = "ulimits (DSHIO/T 21 5.1.5)"
+	CondNetworkT1     = "network T1 (DSHIO/T 21 5.1.4)"
+	CondNetworkT2T4   = "network T2-T4 (DSHIO/T 21 5.1.4)"
+	CondWindow        = "T4 liveness window (DSHIO/T 21 5.1.6)"
+	CondProfile       = "profile (DSHIO/T 21 5.1.7)"
+	CondIsolation     = "isolation (DSHIO/T 21 5.1.5)"
+	CondRepeat        = "repeat count (DSHIO/T 21 5.1.9)"
+	NetworkT1Value    = "on (host network)"
+	NetworkT2T4Value  = "none"
+	conditionTimeTail = " time limit (DSHIO/T 21 5.1.6)"
+)
+
+// CondCommand is the fixed-condition name of a stage's command.
+func CondCommand(stage rules.Stage) string {
+	return fmt.Sprintf("%s command (DSHIO/T 21 5.1.8)", stage)
+}
+
+// CondTimeout is the fixed-condition name of a stage's time limit.
+func CondTimeout(stage rules.Stage) string { return string(stage) + conditionTimeTail }
+
+// FixedFacts are the values FixedConditions records.
+type FixedFacts struct {
+	DSH, Baseline, ImageRef    string
+	Memory, CPU, Pids, Ulimits string
+	Window                     time.Duration
+	Profile, Isolation         string
+	Repeat                     int
+	Timeouts                   map[rules.Stage]time.Duration
+	Argv                       map[rules.Stage][]string
+}
+
+// FixedConditions lists the DSHIO/T 21 5.1 fixed conditions under the
+// names the verifier cross-checks. The runner and the test-vector
+// generator both record them through this function.
+func FixedConditions(f FixedFacts) []bundle.Condition {
+	c := []bundle.Condition{
+		{Name: CondDSHVersion, Value: f.DSH},
+		{Name: CondBaseline, Value: f.Baseline},
+		{Name: CondImage, Value: f.ImageRef},
+		{Name: CondMemory, Value: f.Memory},
+		{Name: CondCPU, Value: f.CPU},
+		{Name: CondPids, Value: f.Pids},
+		{Name: CondUlimits, Value: f.Ulimits},
+		{Name: CondNetworkT1, Value: NetworkT1Value},
+		{Name: CondNetworkT2T4, Value: NetworkT2T4Value},
+		{Name: CondWindow, Value: f.Window.String()},
+		{Name: CondProfile, Value: f.Profile},
+		{Name: CondIsolation, Value: f.Isolation},
+		{Name: CondRepeat, Value: fmt.Sprint(f.Repeat)},
+	}
+	for _, s := range rules.DynamicStages {
+		c = append(c, bundle.Condition{Name: CondTimeout(s), Value: f.Timeouts[s].String()})
+	}
+	for _, s := range rules.DynamicStages {
+		c = append(c, bundle.Condition{Name: CondCommand(s), Value: strings.Join(f.Argv[s], " ")})
+	}
+	return c
+}
+
+// EditionDeviations lists the deviations a run with these facts must
+// record against edition e for the values that are the edition's (baseline,
+// window, time limits, resource limits, repeat count), each with why.
+func EditionDeviations(e Edition, f FixedFacts, why func(what string) string) []bundle.Deviation {
+	var ds []bundle.Deviation
+	add := func(what, std, got, clause string) {
+		if std != got {
+			ds = append(ds, bundle.Deviation{What: what, Standard: std, ChangedTo: got, Why: why(what), Clause: clause})
+		}
+	}
+	add(DeviationBaseline, e.Baseline, f.Baseline, "DSHIO/T 21 5.1.1")
+	add(DeviationRepeatCount, fmt.Sprint(e.Repeat), fmt.Sprint(f.Repeat), "DSHIO/T 21 5.1.9")
+	add(DeviationObservationWindow, ms(e.WindowMS).String(), f.Window.String(), "DSHIO/T 21 5.1.6")
+	for _, s := range rules.DynamicStages {
+		add(DeviationTimeout(s), ms(e.TimeoutsMS[s]).String(), f.Timeouts[s].String(), "DSHIO/T 21 5.1.6")
+	}
+	add(DeviationMemory, e.Memory, f.Memory, "DSHIO/T 21 5.1.3")
+	add(DeviationCPU, e.CPU, f.CPU, "DSHIO/T 21 5.1.3")
+	add(DeviationPids, e.Pids, f.Pids, "DSHIO/T 21 5.1.5")
+	add(DeviationUlimits, e.Ulimits, f.Ulimits, "DSHIO/T 21 5.1.5")
+	return ds
+}
+
+func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }

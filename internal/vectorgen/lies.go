@@ -1,0 +1,398 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/verify"
+)
+
+// Field names the verifier gives (SPEC.md "What the verifier
+// cross-checks"); repetitions are numbered from 1.
+const (
+	fT1Cmd   = "conditions.fixed " + "T1 command (DSHIO/T 21 5.1.8)"
+	fNetwork = "conditions.fixed network"
+)
+
+func intp(v int) *int { return &v }
+
+// lies is the family of lying vectors, at least one per class of SPEC.md
+// "What the verifier cross-checks".
+func lies() []lie {
+	V := verify.ClassVerdictMismatch
+	return []lie{
+		// 1. Edition facts.
+		{name: "window_shorter_no_deviation", class: verify.ClassEditionFact, field: "settings.observation_window_ms", verdict: "pass", honest: true,
+			desc: "a 10 s window recorded in settings, conditions and liveness, with no deviation",
+			edit: func(c *lieCtx) {
+				c.m.Settings.ObservationWindowMS = 10000
+				c.fixed(assemble.CondWindow).Value = "10s"
+				for r := 1; r <= 2; r++ {
+					l := c.stage(r, rules.T4).Liveness
+					l.WindowMS, l.AliveMS = 10000, 10000
+				}
+			}},
+		{name: "window_longer_no_deviation", class: verify.ClassEditionFact, field: "settings.observation_window_ms", verdict: "pass", honest: true,
+			desc: "a 12.5 s window (longer than the standard's: a deviation too), no deviation",
+			edit: func(c *lieCtx) {
+				c.m.Settings.ObservationWindowMS = 12500
+				c.fixed(assemble.CondWindow).Value = "12.5s"
+				c.m.Settings.TimeoutsMS["T4"] = 42500
+				c.fixed(assemble.CondTimeout(rules.T4)).Value = "42.5s"
+				c.m.Deviations = append(c.m.Deviations, bundle.Deviation{What: assemble.DeviationTimeout(rules.T4), Standard: "42s", ChangedTo: "42.5s", Why: "follows the window"})
+				for r := 1; r <= 2; r++ {
+					st := c.stage(r, rules.T4)
+					st.Liveness.WindowMS, st.Liveness.AliveMS = 12500, 12500
+					st.EndedAt = strings.Replace(st.EndedAt, ":34Z", ":34.5Z", 1)
+					st.EndedAt = strings.Replace(st.EndedAt, ":03Z", ":03.5Z", 1)
+					st.DurationMS = 12500
+				}
+			}},
+		{name: "timeout_t1_longer", class: verify.ClassEditionFact, field: "settings.timeouts_ms.T1", verdict: "pass", honest: true,
+			desc: "T1 time limit 10 min in settings and conditions, no deviation",
+			edit: func(c *lieCtx) {
+				c.m.Settings.TimeoutsMS["T1"] = 600000
+				c.fixed(assemble.CondTimeout(rules.T1)).Value = "10m0s"
+			}},
+		{name: "timeout_t3_shorter", class: verify.ClassEditionFact, field: "settings.timeouts_ms.T3", verdict: "pass", honest: true,
+			desc: "T3 time limit 30 s, no deviation",
+			edit: func(c *lieCtx) {
+				c.m.Settings.TimeoutsMS["T3"] = 30000
+				c.fixed(assemble.CondTimeout(rules.T3)).Value = "30s"
+			}},
+		{name: "memory_limit_changed", class: verify.ClassEditionFact, field: "fingerprint mem", verdict: "pass", honest: true,
+			desc: "mem=1g in the fingerprint and the conditions, no deviation",
+			edit: func(c *lieCtx) {
+				c.fingerprint("mem", "1g")
+				c.fixed(assemble.CondMemory).Value = "1g"
+			}},
+		{name: "cpu_limit_changed", class: verify.ClassEditionFact, field: "fingerprint cpu", verdict: "pass", honest: true,
+			desc: "cpu=2 in the fingerprint and the conditions, no deviation",
+			edit: func(c *lieCtx) {
+				c.fingerprint("cpu", "2")
+				c.fixed(assemble.CondCPU).Value = "2"
+			}},
+		{name: "pids_limit_changed", class: verify.ClassEditionFact, field: "conditions.fixed " + assemble.CondPids, verdict: "pass", honest: true,
+			desc: "pids limit 4096, no deviation",
+			edit: func(c *lieCtx) { c.fixed(assemble.CondPids).Value = "4096" }},
+		{name: "repeat_one_no_deviation", class: verify.ClassEditionFact, field: "settings.repeat", verdict: "pass", honest: true,
+			desc: "one repetition, settings and conditions say 1, no deviation",
+			edit: func(c *lieCtx) {
+				c.m.Repetitions = c.m.Repetitions[:1]
+				c.m.Settings.Repeat = 1
+				c.fixed(assemble.CondRepeat).Value = "1"
+				for p := range c.files {
+					if strings.HasPrefix(p, "repetitions/2/") {
+						c.removeFile(p)
+					}
+				}
+			}},
+		{name: "other_edition", class: verify.ClassEditionFact, field: "standards", verdict: "pass",
+			desc: "cites DSHIO/T 10—2025 editions this verifier does not know",
+			edit: func(c *lieCtx) {
+				c.m.Standards = []string{"DSHIO/T 10—2025", "DSHIO/T 20—2025", "DSHIO/T 21—2025"}
+			}},
+		{name: "deviation_without_difference", class: verify.ClassEditionFact, field: "deviations[3]", verdict: "pass", honest: true,
+			desc: "a window deviation 12s → 15s while every record says 12 s",
+			edit: func(c *lieCtx) {
+				c.m.Deviations = append(c.m.Deviations, bundle.Deviation{What: assemble.DeviationObservationWindow, Standard: "12s", ChangedTo: "15s", Why: "stated"})
+			}},
+		{name: "usable_claimed", class: V, field: "claimed.usable_for_certification", verdict: "pass",
+			desc: "usable_for_certification: true although three deviations are recorded",
+			edit: func(c *lieCtx) { c.m.Claimed.UsableForCertification = true }},
+
+		// 2. One source of truth for conditions.
+		{name: "argv_differs_from_condition", class: verify.ClassConditionMismatch, field: "repetitions[1].T2.argv", verdict: "pass", honest: true,
+			desc: "repetition 1's T2 ran with --json, the T2 command condition says otherwise",
+			edit: func(c *lieCtx) {
+				st := c.stage(1, rules.T2)
+				st.Argv = append(st.Argv, "--json")
+			}},
+		{name: "t1_deviation_dropped", class: verify.ClassConditionMismatch, field: fT1Cmd, verdict: "pass", honest: true,
+			desc: "T1 ran with -w, the condition says so, the deviation is gone",
+			edit: func(c *lieCtx) { c.dropDeviation(assemble.DeviationCommand(rules.T1)) }},
+		{name: "t4_deviation_other_values", class: verify.ClassConditionMismatch, field: "deviations[1]", verdict: "pass", honest: true,
+			desc: "the T4 command deviation states another changed_to than the command run",
+			edit: func(c *lieCtx) {
+				c.m.Deviations[c.deviation(assemble.DeviationCommand(rules.T4))].ChangedTo = "dsh --profile web --headless"
+			}},
+		{name: "network_t2_on", class: verify.ClassConditionMismatch, field: "repetitions[1].T2.network", verdict: "pass", honest: true,
+			desc: "repetition 1's T2 records network on; the conditions say none",
+			edit: func(c *lieCtx) { c.stage(1, rules.T2).Network = "on" }},
+		{name: "network_condition_on_no_deviation", class: verify.ClassConditionMismatch, field: fNetwork, verdict: "pass", honest: true,
+			desc: "T2–T4 ran with network on, conditions agree, no network deviation",
+			edit: func(c *lieCtx) {
+				c.fixed(assemble.CondNetworkT2T4).Value = "on (host network)"
+				for r := 1; r <= 2; r++ {
+					for _, s := range []rules.Stage{rules.T2, rules.T3, rules.T4} {
+						c.stage(r, s).Network = "on"
+					}
+				}
+			}},
+		{name: "image_condition_other", class: verify.ClassConditionMismatch, field: "conditions.fixed " + assemble.CondImage, verdict: "pass", honest: true,
+			desc: "the container image condition names another digest than image and fingerprint",
+			edit: func(c *lieCtx) {
+				c.fixed(assemble.CondImage).Value = imageName + "@sha256:" + strings.Repeat("0", 64)
+			}},
+		{name: "image_name_other", class: verify.ClassConditionMismatch, field: "image.name", verdict: "pass", also: nil, honest: true,
+			desc: "image.name differs from the fingerprint's image",
+			edit: func(c *lieCtx) {
+				c.m.Image.Name = "localhost/other:1"
+				c.fixed(assemble.CondImage).Value = "localhost/other:1@" + c.m.Image.Digest
+			}},
+		{name: "dsh_condition_baseline", class: verify.ClassConditionMismatch, field: "conditions.fixed " + assemble.CondDSHVersion, verdict: "pass", honest: true,
+			desc: "the dsh version condition claims the baseline 0.2.2-rc.1; the fingerprint says 0.1.0-rc.8",
+			edit: func(c *lieCtx) { c.fixed(assemble.CondDSHVersion).Value = "0.2.2-rc.1" }},
+		{name: "dsh_deviation_dropped", class: verify.ClassConditionMismatch, field: "fingerprint dsh", verdict: "pass", honest: true,
+			desc: "dsh 0.1.0-rc.8 is not the baseline and the dsh version deviation is gone",
+			edit: func(c *lieCtx) { c.dropDeviation(assemble.DeviationDSHVersion) }},
+		{name: "duplicate_deviation", class: verify.ClassConditionMismatch, field: "deviations[3]", verdict: "pass", honest: true,
+			desc: "the T4 command deviation recorded twice",
+			edit: func(c *lieCtx) {
+				c.m.Deviations = append(c.m.Deviations, c.m.Deviations[c.deviation(assemble.DeviationCommand(rules.T4))])
+			}},
+		{name: "window_condition_vs_settings", class: verify.ClassConditionMismatch, field: "conditions.fixed " + assemble.CondWindow, verdict: "pass", honest: true,
+			desc: "the window condition says 15s, the settings 12 s",
+			edit: func(c *lieCtx) { c.fixed(assemble.CondWindow).Value = "15s" }},
+		{name: "duplicate_fixed_condition", class: verify.ClassConditionMismatch, field: "conditions.fixed[21]", verdict: "pass", honest: true,
+			desc: "the memory limit condition recorded twice with two values",
+			edit: func(c *lieCtx) {
+				c.m.Conditions.Fixed = append(c.m.Conditions.Fixed, bundle.Condition{Name: assemble.CondMemory, Value: "2g"})
+			}},
+
+		// 3. Sequence shape.
+		{name: "stage_after_failure", class: verify.ClassSequenceShape, field: "repetitions[1].T2.exit_code", verdict: "install_failed", base: "install_failed",
+			desc: "install_failed, but repetition 1 records an executed T2 after the failed T1",
+			edit: func(c *lieCtx) {
+				st := c.stage(1, rules.T2)
+				st.Argv = assemble.StandardArgv(rules.T2, c.m.Subject.Spec)
+				st.Network = "none"
+				st.StartedAt, st.EndedAt, st.DurationMS, st.ExitCode = "2026-11-20T10:00:14Z", "2026-11-20T10:00:15Z", 1000, intp(0)
+				st.Evidence = map[string]string{}
+				for _, role := range []string{"stdout", "stderr", "merged"} {
+					p := assemble.StagePath(1, rules.T2, role)
+					c.files[p] = []byte{}
+					st.Evidence[role] = p
+				}
+			}},
+		{name: "gap_t3_missing", class: verify.ClassSequenceShape, field: "repetitions[1]", verdict: "",
+			desc: "repetition 1's T3 is recorded not executed although T2 passed, and T4 ran",
+			edit: func(c *lieCtx) {
+				st := c.stage(1, rules.T3)
+				for _, p := range st.Evidence {
+					c.removeFile(p)
+				}
+				*st = bundle.Stage{Stage: "T3", Status: "not_executed"}
+			}},
+		{name: "duplicate_stage", class: verify.ClassSequenceShape, field: "repetitions[1].stages", verdict: "pass",
+			desc: "repetition 1 records T2 twice",
+			edit: func(c *lieCtx) {
+				r := &c.m.Repetitions[0]
+				r.Stages = append(r.Stages[:2], append([]bundle.Stage{r.Stages[1]}, r.Stages[2:]...)...)
+			}},
+		{name: "stages_out_of_order", class: verify.ClassSequenceShape, field: "repetitions[1].T4", verdict: "pass",
+			desc: "repetition 1 records T4 before T3",
+			edit: func(c *lieCtx) {
+				r := &c.m.Repetitions[0]
+				r.Stages[2], r.Stages[3] = r.Stages[3], r.Stages[2]
+			}},
+		{name: "repetition_index_wrong", class: verify.ClassSequenceShape, field: "repetitions[2].index", verdict: "pass",
+			desc: "the second repetition says index 3",
+			edit: func(c *lieCtx) { c.m.Repetitions[1].Index = 3 }},
+		{name: "repeat_count_mismatch", class: verify.ClassSequenceShape, field: "repetitions", verdict: "pass", honest: true,
+			desc: "settings and conditions say 3 repetitions (with a deviation); 2 are recorded",
+			edit: func(c *lieCtx) {
+				c.m.Settings.Repeat = 3
+				c.fixed(assemble.CondRepeat).Value = "3"
+				c.m.Deviations = append(c.m.Deviations, bundle.Deviation{What: assemble.DeviationRepeatCount, Standard: "2", ChangedTo: "3", Why: "stated"})
+			}},
+		{name: "evidence_path_off_layout", class: verify.ClassSequenceShape, field: "repetitions[1].T1.evidence.stdout", verdict: "pass",
+			desc: "repetition 1's T1 stdout stored as repetitions/1/T1/out",
+			edit: func(c *lieCtx) {
+				st := c.stage(1, rules.T1)
+				old := st.Evidence["stdout"]
+				c.files["repetitions/1/T1/out"] = c.files[old]
+				c.removeFile(old)
+				st.Evidence["stdout"] = "repetitions/1/T1/out"
+			}},
+		{name: "evidence_shared_across_repetitions", class: verify.ClassSequenceShape, field: "repetitions[2].T2.evidence.stdout", verdict: "pass",
+			desc: "repetition 2's T2 stdout points at repetition 1's file",
+			edit: func(c *lieCtx) {
+				st := c.stage(2, rules.T2)
+				c.removeFile(st.Evidence["stdout"])
+				st.Evidence["stdout"] = "repetitions/1/T2/stdout"
+			}},
+		{name: "unreferenced_file", class: verify.ClassSequenceShape, field: "files", verdict: "pass",
+			desc: "a listed file no evidence role refers to",
+			edit: func(c *lieCtx) { c.files["repetitions/1/T1/notes"] = []byte("looked fine\n") }},
+		{name: "t5_stage", class: verify.ClassSequenceShape, field: "repetitions[1].T5", verdict: "pass",
+			desc: "repetition 1 records a T5 stage",
+			edit: func(c *lieCtx) {
+				r := &c.m.Repetitions[0]
+				r.Stages = append(r.Stages, bundle.Stage{Stage: "T5", Status: "passed"})
+			}},
+		{name: "liveness_on_t2", class: verify.ClassSequenceShape, field: "repetitions[1].T2.liveness", verdict: "pass",
+			desc: "repetition 1's T2 carries a liveness observation",
+			edit: func(c *lieCtx) {
+				c.stage(1, rules.T2).Liveness = &bundle.Liveness{WindowMS: 12000, AliveMS: 3000}
+			}},
+
+		// 4. Streams.
+		{name: "merged_missing_line", class: verify.ClassStreamMismatch, field: "repetitions[1].T1.evidence.merged", verdict: "",
+			desc: "repetition 1's T1 merged lacks the line naming the installed plugin",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.stage(1, rules.T1).Evidence["merged"], "+ hello-dsh-plugin 1.0.0\n", "")
+			}},
+		{name: "merged_extra_marker", class: verify.ClassStreamMismatch, field: "repetitions[1].T4.evidence.merged", verdict: "",
+			desc: "repetition 1's T4 merged holds a second startup marker neither stream printed",
+			edit: func(c *lieCtx) {
+				p := c.stage(1, rules.T4).Evidence["merged"]
+				c.files[p] = append(c.files[p], []byte("dsh web: http://127.0.0.1:3080\n")...)
+			}},
+		{name: "merged_reordered", class: verify.ClassStreamMismatch, field: "repetitions[1].T1.evidence.merged", verdict: "",
+			desc: "repetition 1's T1 merged swaps two stdout lines",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.stage(1, rules.T1).Evidence["merged"], "dependencies:\n+ hello-dsh-plugin 1.0.0\n", "+ hello-dsh-plugin 1.0.0\ndependencies:\n")
+			}},
+
+		// 5. Time and process facts.
+		{name: "stage_ends_before_start", class: verify.ClassTimeInconsistent, field: "repetitions[1].T2.ended_at", verdict: "pass",
+			desc: "repetition 1's T2 ended before it started",
+			edit: func(c *lieCtx) { c.stage(1, rules.T2).EndedAt = "2026-11-20T10:00:13Z" }},
+		{name: "duration_mismatch", class: verify.ClassTimeInconsistent, field: "repetitions[1].T1.duration_ms", verdict: "pass",
+			desc: "repetition 1's T1 duration_ms is 100 for a 3 s stage",
+			edit: func(c *lieCtx) { c.stage(1, rules.T1).DurationMS = 100 }},
+		{name: "overran_without_timeout", class: verify.ClassTimeInconsistent, field: "repetitions[1].T2.timed_out", verdict: "pass",
+			desc: "repetition 1's T2 lasted 70 s of its 60 s limit and did not time out",
+			edit: func(c *lieCtx) {
+				st := c.stage(1, rules.T2)
+				st.DurationMS = 70000
+				st.StartedAt = "2026-11-20T09:59:04Z"
+				c.m.StartedAt = "2026-11-20T09:59:00Z"
+				c.stage(1, rules.T1).StartedAt, c.stage(1, rules.T1).EndedAt = "2026-11-20T09:59:01Z", "2026-11-20T09:59:04Z"
+			}},
+		{name: "alive_at_end_exit_zero", class: verify.ClassTimeInconsistent, field: "repetitions[1].T4.liveness.alive_at_end", verdict: "pass",
+			desc: "repetition 1's T4 alive at the end of the window with exit status 0, which the observer's stop cannot give",
+			edit: func(c *lieCtx) { c.stage(1, rules.T4).ExitCode = intp(0) }},
+		{name: "alive_longer_than_stage", class: verify.ClassTimeInconsistent, field: "repetitions[1].T4.liveness.alive_ms", verdict: "boot_failed", base: "boot_failed",
+			desc: "repetition 1's T4 alive 2.5 s in a 2 s stage",
+			edit: func(c *lieCtx) { c.stage(1, rules.T4).Liveness.AliveMS = 2500 }},
+		{name: "test_date_not_finish", class: verify.ClassTimeInconsistent, field: "test_date", verdict: "pass", honest: true,
+			desc: "test_date is the day before the run finished",
+			edit: func(c *lieCtx) { c.m.TestDate = "2026-11-19" }},
+		{name: "stage_after_finish", class: verify.ClassTimeInconsistent, field: "repetitions[2].T4.ended_at", verdict: "pass",
+			desc: "finished_at is before repetition 2's T4 ended",
+			edit: func(c *lieCtx) { c.m.FinishedAt = "2026-11-20T10:00:40Z" }},
+
+		// 6. Subject and predicate.
+		{name: "predicate_other_subject", class: verify.ClassSubjectMismatch, field: "subject", verdict: "pass",
+			desc: "the signed predicate names another package than the manifest",
+			pred: func(p *attest.Predicate) { p.Subject.Name = "other-plugin" }},
+		{name: "predicate_other_tool", class: verify.ClassSubjectMismatch, field: "tool", verdict: "pass",
+			desc: "the signed predicate names another tool version",
+			pred: func(p *attest.Predicate) { p.Tool.Version = "9.9.9" }},
+		{name: "metadata_other_version", class: verify.ClassSubjectMismatch, field: "subject.version", verdict: "pass", honest: true,
+			desc: "static/package.json says 1.0.1, the subject 1.0.0",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.m.Static.Evidence["metadata"], `"version": "1.0.0"`, `"version": "1.0.1"`)
+			}},
+		{name: "subject_version_tag", class: verify.ClassSubjectMismatch, field: "subject.version", also: []verify.Class{V}, verdict: "install_failed",
+			desc: "the subject version is the tag latest",
+			edit: func(c *lieCtx) { c.m.Subject.Version = "latest" }},
+		{name: "duplicate_clause_result", class: V, field: "static.report.clauses[16]", verdict: "pass",
+			desc: "T0 clause 5.1.1 reported twice",
+			edit: func(c *lieCtx) {
+				c.m.Static.Report.Clauses = append(c.m.Static.Report.Clauses, c.m.Static.Report.Clauses[0])
+			}},
+		{name: "clause_observed_changed", class: V, field: "static.report.clauses[0].observed", verdict: "pass",
+			desc: "T0 clause 5.1.1's observed value rewritten",
+			edit: func(c *lieCtx) { c.m.Static.Report.Clauses[0].Observed = "reviewed by hand" }},
+		{name: "unresolvable_read", class: verify.ClassSubjectMismatch, field: "static.evidence.metadata", verdict: "pass", honest: true,
+			desc: "a dynamic bundle whose T0 is unresolvable because the metadata was left out",
+			edit: func(c *lieCtx) {
+				c.removeFile(c.m.Static.Evidence["metadata"])
+				delete(c.m.Static.Evidence, "metadata")
+			}},
+		{name: "t3_name_from_patch", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered",
+			desc: "patch and dump name the entry other-name, not the package: T3 compares with the package name (DSHIO/T 20 8.4)",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.m.Static.Evidence["patch"], `name: "hello-dsh-plugin"`, `name: "other-name"`)
+				for r := 1; r <= 2; r++ {
+					st := c.stage(r, rules.T3)
+					c.replaceIn(st.Evidence["stdout"], "name: hello-dsh-plugin", "name: other-name")
+					c.replaceIn(st.Evidence["merged"], "name: hello-dsh-plugin", "name: other-name")
+				}
+			}},
+
+		// 7. Fingerprint.
+		{name: "fingerprint_t5_fields", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass", honest: true,
+			desc: "the fingerprint carries the T5 model fields",
+			edit: func(c *lieCtx) {
+				c.m.Fingerprint += ";model=deepseek-v4.1-flash-0731;temp=0;maxtok=4096;tools=7"
+			}},
+		{name: "fingerprint_field_order", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass", honest: true,
+			desc: "the fingerprint gives pnpm before node",
+			edit: func(c *lieCtx) {
+				c.m.Fingerprint = strings.Replace(c.m.Fingerprint, "node=24.11.1;pnpm=9.15.9", "pnpm=9.15.9;node=24.11.1", 1)
+			}},
+		{name: "pnpm_version_lie", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass", honest: true,
+			desc: "fingerprint and environment file say pnpm 9.15.8; T1 prints using pnpm v9.15.9",
+			edit: func(c *lieCtx) {
+				c.fingerprint("pnpm", "9.15.8")
+				c.files[c.m.Environment.Evidence["pnpm_version"]] = []byte("9.15.8\n")
+			}},
+		{name: "dsh_version_lie", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "boot_failed", base: "boot_failed", honest: true,
+			desc: "claims dsh 0.2.2-rc.1 everywhere; T4's stack trace shows dsh@0.1.0-rc.8 installed",
+			edit: func(c *lieCtx) {
+				c.fingerprint("dsh", "0.2.2-rc.1")
+				c.files[c.m.Environment.Evidence["dsh_version"]] = []byte("0.2.2-rc.1\n")
+				c.fixed(assemble.CondDSHVersion).Value = "0.2.2-rc.1"
+				c.dropDeviation(assemble.DeviationDSHVersion)
+			}},
+		{name: "environment_file_disagrees", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass",
+			desc: "the node version output says v22.0.0, the fingerprint node=24.11.1",
+			edit: func(c *lieCtx) { c.files[c.m.Environment.Evidence["node_version"]] = []byte("v22.0.0\n") }},
+		{name: "environment_output_missing", class: verify.ClassFingerprintInvalid, field: "environment.evidence.dsh_version", verdict: "pass",
+			desc: "no dsh --version output backs the fingerprint",
+			edit: func(c *lieCtx) {
+				c.removeFile(c.m.Environment.Evidence["dsh_version"])
+				delete(c.m.Environment.Evidence, "dsh_version")
+			}},
+
+		// 8. Forbidden words.
+		{name: "certified_in_deviation", class: verify.ClassForbiddenWord, field: "deviations[0]", verdict: "pass", honest: true,
+			desc: "a deviation's why says the run is DSHIO certified",
+			edit: func(c *lieCtx) { c.m.Deviations[0].Why = "newest dsh; the plugin is DSHIO certified anyway" }},
+		{name: "certified_cyrillic_condition", class: verify.ClassForbiddenWord, field: "conditions.variable[0]", verdict: "pass",
+			desc: "a variable condition spells сertified with a Cyrillic es",
+			edit: func(c *lieCtx) { c.m.Conditions.Variable[0].Value = "run by an \u0441ertified lab" }},
+		{name: "certified_fullwidth_tool", class: verify.ClassForbiddenWord, field: "tool.name", verdict: "pass",
+			desc: "the tool name spells certified in full-width letters",
+			edit: func(c *lieCtx) { c.m.Tool.Name = "ｃｅｒｔｉｆｉｅｄ-runner" }},
+		{name: "certified_zero_width_condition", class: verify.ClassForbiddenWord, field: "conditions.variable[1]", verdict: "pass",
+			desc: "a variable condition hides a zero-width space inside cer\u200btified",
+			edit: func(c *lieCtx) { c.m.Conditions.Variable[1].Value = "podman, cer\u200btified setup" }},
+
+		// 11. Missing or untrusted evidence.
+		{name: "liveness_missing", class: verify.ClassEvidenceMissing, field: "repetitions[1].T4.liveness", verdict: "",
+			desc: "repetition 1's T4 has no liveness observation: no verdict is derived",
+			edit: func(c *lieCtx) { c.stage(1, rules.T4).Liveness = nil }},
+		{name: "merged_role_missing", class: verify.ClassEvidenceMissing, field: "repetitions[1].T2.evidence.merged", verdict: "",
+			desc: "repetition 2's T2 has no merged record",
+			edit: func(c *lieCtx) {
+				st := c.stage(1, rules.T2)
+				c.removeFile(st.Evidence["merged"])
+				delete(st.Evidence, "merged")
+			}},
+		{name: "profile_package_json_missing", class: verify.ClassEvidenceMissing, field: "repetitions[2].T1.evidence.profile_package_json", verdict: "",
+			desc: "repetition 2's T1 has no profile package.json",
+			edit: func(c *lieCtx) {
+				st := c.stage(2, rules.T1)
+				c.removeFile(st.Evidence["profile_package_json"])
+				delete(st.Evidence, "profile_package_json")
+			}},
+	}
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/verify"
+)
+
+// lie is one lying vector: a bundle validly signed by the writer's own
+// key whose manifest states something its evidence, its other recorded
+// facts or the cited editions contradict (SPEC.md "Test vectors").
+type lie struct {
+	name, desc string
+	// class and field are the finding the verifier must report.
+	class verify.Class
+	field string
+	// also are further classes the same lie necessarily causes.
+	also []verify.Class
+	// verdict is the re-derived overall verdict ("" when the lie leaves
+	// none derivable).
+	verdict string
+	// base is the valid vector the lie starts from ("" = pass).
+	base string
+	edit func(c *lieCtx)
+	// honest re-derives every claimed field after edit, as a writer that
+	// derives honestly from the facts it invented would.
+	honest bool
+	// pred, when set, changes the signed predicate.
+	pred func(p *attest.Predicate)
+}
+
+// lieCtx is the bundle being edited.
+type lieCtx struct {
+	m     *bundle.Manifest
+	files map[string][]byte
+}
+
+func (c *lieCtx) stage(rep int, st rules.Stage) *bundle.Stage {
+	for i := range c.m.Repetitions[rep-1].Stages {
+		if c.m.Repetitions[rep-1].Stages[i].Stage == string(st) {
+			return &c.m.Repetitions[rep-1].Stages[i]
+		}
+	}
+	panic(fmt.Sprintf("no %s in repetition %d", st, rep))
+}
+
+func (c *lieCtx) fixed(name string) *bundle.Condition {
+	for i := range c.m.Conditions.Fixed {
+		if c.m.Conditions.Fixed[i].Name == name {
+			return &c.m.Conditions.Fixed[i]
+		}
+	}
+	panic("no fixed condition " + name)
+}
+
+func (c *lieCtx) deviation(what string) int {
+	for i, d := range c.m.Deviations {
+		if d.What == what {
+			return i
+		}
+	}
+	panic("no deviation " + what)
+}
+
+func (c *lieCtx) dropDeviation(what string) {
+	i := c.deviation(what)
+	c.m.Deviations = slices.Delete(c.m.Deviations, i, i+1)
+}
+
+// replaceIn replaces old with new in the file at path.
+func (c *lieCtx) replaceIn(path, old, new string) {
+	b := c.files[path]
+	if !bytes.Contains(b, []byte(old)) {
+		panic(fmt.Sprintf("%s does not contain %q", path, old))
+	}
+	c.files[path] = bytes.ReplaceAll(b, []byte(old), []byte(new))
+}
+
+func (c *lieCtx) fingerprint(key, value string) {
+	parts := strings.Split(c.m.Fingerprint, ";")
+	for i, p := range parts {
+		if strings.HasPrefix(p, key+"=") {
+			parts[i] = key + "=" + value
+		}
+	}
+	c.m.Fingerprint = strings.Join(parts, ";")
+}
+
+func (c *lieCtx) removeFile(path string) { delete(c.files, path) }
+
+// lieBase deep-copies a valid vector's contents.
+func lieBase(c *contents) (*lieCtx, error) {
+	m, err := bundle.DecodeManifest(c.raw)
+	if err != nil {
+		return nil, err
+	}
+	files := make(map[string][]byte, len(c.files))
+	for k, v := range c.files {
+		files[k] = append([]byte(nil), v...)
+	}
+	return &lieCtx{m: m, files: files}, nil
+}
+
+// reclaim fills every claimed field from the derivation, as
+// assemble.Build does: the writer derived honestly from what it recorded.
+func reclaim(m *bundle.Manifest, files map[string][]byte) {
+	d, _ := assemble.Derive(m, files)
+	for i := range m.Repetitions {
+		if i >= len(d.Repetitions) {
+			break
+		}
+		res := d.Repetitions[i]
+		m.Repetitions[i].Verdict = string(res.Verdict)
+		for j := range m.Repetitions[i].Stages {
+			if j >= len(res.Stages) {
+				break
+			}
+			sr := res.Stages[j]
+			st := &m.Repetitions[i].Stages[j]
+			st.Status, st.Verdict, st.FirstError = string(sr.Status), string(sr.Verdict), sr.FirstError
+		}
+	}
+	m.Static.Report = d.Static
+	m.Claimed = bundle.Claimed{Verdict: string(d.Overall), ConformingStatic: d.Static.ConformingStatic, Unstable: d.Unstable, Deviated: d.Deviated, UsableForCertification: d.Usable}
+	m.Declaration = assemble.Declaration(m)
+}
+
+func (g *gen) lying() error {
+	for _, l := range lies() {
+		base := g.pass
+		if l.base != "" {
+			base = g.bases[l.base]
+		}
+		if base == nil {
+			return fmt.Errorf("%s: no base %q", l.name, l.base)
+		}
+		c, err := lieBase(base)
+		if err != nil {
+			return err
+		}
+		if l.edit != nil {
+			l.edit(c)
+		}
+		if l.honest {
+			reclaim(c.m, c.files)
+		}
+		c.m.Files = bundle.FileList(c.files)
+		raw, err := bundle.EncodeManifest(c.m)
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.name, err)
+		}
+		pred := attest.Predicate{
+			Tool:    attest.Tool{Name: c.m.Tool.Name, Version: c.m.Tool.Version},
+			Subject: attest.Package{Name: c.m.Subject.Name, Version: c.m.Subject.Version},
+			Verdict: assemble.PredicateVerdict(c.m),
+		}
+		if l.pred != nil {
+			l.pred(&pred)
+		}
+		sig, err := attest.Sign(g.ctx, raw, pred, g.signer)
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.name, err)
+		}
+		all := append([]verify.Class{l.class}, l.also...)
+		var classes []string
+		for _, a := range all {
+			classes = append(classes, string(a))
+		}
+		status := string(verify.StatusFor(all))
+		if err := g.emitLie("lie_"+l.name, "lying: "+l.desc, &contents{m: c.m, raw: raw, sig: sig, files: c.files}, status, classes, l.verdict, l.field); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+package rules
+
+import "testing"
+
+func TestClaimsCertified(t *testing.T) {
+	tests := []struct {
+		text   string
+		exempt []string
+		want   bool
+	}{
+		{"DSHIO certified", nil, true},
+		{"CERTIFIED plugin", nil, true},
+		{"сertified (Cyrillic es)", nil, true},
+		{"cеrtіfіed (Cyrillic ie, i)", nil, true},
+		{"ｃｅｒｔｉｆｉｅｄ", nil, true},
+		{"cer\u200btified", nil, true},
+		{"cert\u00adified", nil, true},
+		{"uncertified-ish", nil, false},
+		{"certification pending", nil, false},
+		{"Package: certified-weather@1.0.0", []string{"certified-weather"}, false},
+		{"certified-weather is certified", []string{"certified-weather"}, true},
+		{"/pkgs/certified-weather-1.0.0.tgz", []string{"certified-weather"}, false},
+		{"nothing here", nil, false},
+	}
+	for _, tt := range tests {
+		if got := ClaimsCertified(tt.text, tt.exempt...); got != tt.want {
+			t.Errorf("ClaimsCertified(%q, %q) = %v, want %v", tt.text, tt.exempt, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// conditionIndex finds a fixed condition by name.
+type conditionIndex map[string]string
+
+func (c conditionIndex) value(name string) (string, bool) {
+	v, ok := c[name]
+	return v, ok
+}
+
+// indexConditions indexes the fixed conditions and reports a name
+// recorded twice (two values for one condition).
+func indexConditions(rep *Report, m *bundle.Manifest) conditionIndex {
+	idx := conditionIndex{}
+	for i, c := range m.Conditions.Fixed {
+		if _, dup := idx[c.Name]; dup {
+			rep.addf(ClassConditionMismatch, fmt.Sprintf("conditions.fixed[%d]", i), "DSHIO/T 21 5.1", "fixed condition %q is recorded twice", c.Name)
+			continue
+		}
+		idx[c.Name] = c.Value
+	}
+	return idx
+}
+
+// checkConditions makes the conditions one source of truth (SPEC.md "What
+// the verifier cross-checks", class 2): the fixed conditions, the
+// settings, the fingerprint, the image and every executed stage's argv
+// and network agree, and each difference from the standard has its
+// deviation.
+func checkConditions(rep *Report, m *bundle.Manifest, l *deviationLedger, fp *rules.Fingerprint, cond conditionIndex) {
+	bad := func(field, clause, format string, args ...any) {
+		rep.addf(ClassConditionMismatch, field, clause, format, args...)
+	}
+	if fp != nil {
+		if fp.ImageDigest != m.Image.Digest {
+			bad("image.digest", "DSHIO/T 21 5.1.2", "%q, the fingerprint says %q", m.Image.Digest, fp.ImageDigest)
+		}
+		if fp.ImageName != m.Image.Name {
+			bad("image.name", "DSHIO/T 21 5.2", "%q, the fingerprint says %q", m.Image.Name, fp.ImageName)
+		}
+		l.expect(ClassConditionMismatch, "fingerprint dsh", assemble.DeviationDSHVersion, m.Baseline, fp.DSH, "DSHIO/T 21 5.1.1")
+	}
+	if !m.Dynamic {
+		return
+	}
+	field := func(name string) string { return "conditions.fixed " + name }
+	need := func(name string) (string, bool) {
+		v, ok := cond.value(name)
+		if !ok {
+			bad("conditions.fixed", "DSHIO/T 21 5.1", "the fixed condition %q is not recorded", name)
+		}
+		return v, ok
+	}
+	agree := func(name, want, what string) {
+		if v, ok := need(name); ok && !sameValue(v, want) {
+			bad(field(name), "DSHIO/T 21 5.1", "%q, but %s is %q", v, what, want)
+		}
+	}
+	if fp != nil {
+		agree(assemble.CondDSHVersion, fp.DSH, "the fingerprint's dsh")
+		agree(assemble.CondMemory, fp.Mem, "the fingerprint's mem")
+		agree(assemble.CondCPU, fp.CPU, "the fingerprint's cpu")
+	}
+	agree(assemble.CondBaseline, m.Baseline, "baseline")
+	agree(assemble.CondImage, m.Image.Name+"@"+m.Image.Digest, "image name@digest")
+	agree(assemble.CondWindow, msString(m.Settings.ObservationWindowMS), "settings.observation_window_ms")
+	agree(assemble.CondRepeat, fmt.Sprint(m.Settings.Repeat), "settings.repeat")
+	for _, s := range rules.DynamicStages {
+		if v, ok := m.Settings.TimeoutsMS[string(s)]; ok {
+			agree(assemble.CondTimeout(s), msString(v), "settings.timeouts_ms."+string(s))
+		}
+	}
+	need(assemble.CondPids)
+	need(assemble.CondUlimits)
+
+	// Network: the conditions against the standard and every stage.
+	n1, ok1 := need(assemble.CondNetworkT1)
+	n24, ok24 := need(assemble.CondNetworkT2T4)
+	if ok1 && ok24 {
+		l.expect(ClassConditionMismatch, field("network"), assemble.DeviationNetwork,
+			"T1 "+assemble.NetworkT1Value+"; T2-T4 "+assemble.NetworkT2T4Value, "T1 "+n1+"; T2-T4 "+n24, "DSHIO/T 21 5.1.4")
+	}
+	// Commands: the conditions against the standard and every stage.
+	cmds := map[rules.Stage]string{}
+	for _, s := range rules.DynamicStages {
+		if v, ok := need(assemble.CondCommand(s)); ok {
+			cmds[s] = v
+			l.expect(ClassConditionMismatch, field(assemble.CondCommand(s)), assemble.DeviationCommand(s),
+				strings.Join(assemble.StandardArgv(s, m.Subject.Spec), " "), v, "DSHIO/T 21 5.1.8")
+		}
+	}
+	for i, rp := range m.Repetitions {
+		for _, st := range rp.Stages {
+			s := rules.Stage(st.Stage)
+			if st.ExitCode == nil || !isDynamicStage(st.Stage) {
+				continue
+			}
+			if v, ok := cmds[s]; ok && strings.Join(st.Argv, " ") != v {
+				bad(repField(i+1, st.Stage, "argv"), "DSHIO/T 21 5.1.8", "ran %q, the fixed condition %q says %q", strings.Join(st.Argv, " "), assemble.CondCommand(s), v)
+			}
+			want, name := firstWord(n1), assemble.CondNetworkT1
+			if s != rules.T1 {
+				want, name = firstWord(n24), assemble.CondNetworkT2T4
+			}
+			if (ok1 && ok24) && st.Network != want {
+				bad(repField(i+1, st.Stage, "network"), "DSHIO/T 21 5.1.4", "%q, the fixed condition %q says %q", st.Network, name, want)
+			}
+		}
+	}
+}
+
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}

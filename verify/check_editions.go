@@ -1,0 +1,135 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// deviationLedger matches recorded differences with recorded deviations:
+// each difference needs exactly one deviation with its values, and each
+// deviation with a name the verifier knows must match a difference
+// (DSHIO/T 21 8.1, 8.2; SPEC.md "Edition facts").
+type deviationLedger struct {
+	rep     *Report
+	m       *bundle.Manifest
+	byWhat  map[string][]int
+	matched map[int]bool
+}
+
+func newLedger(rep *Report, m *bundle.Manifest) *deviationLedger {
+	l := &deviationLedger{rep: rep, m: m, byWhat: map[string][]int{}, matched: map[int]bool{}}
+	for i, d := range m.Deviations {
+		l.byWhat[d.What] = append(l.byWhat[d.What], i)
+	}
+	for what, is := range l.byWhat {
+		if len(is) > 1 {
+			rep.addf(ClassConditionMismatch, fmt.Sprintf("deviations[%d]", is[1]), "DSHIO/T 21 8.2",
+				"%q is recorded as a deviation %d times; each deviation is one item", what, len(is))
+		}
+	}
+	return l
+}
+
+// expect records that the bundle's value got for a condition is std or a
+// deviation named what says std → got. field names where got is recorded.
+func (l *deviationLedger) expect(c Class, field, what, std, got, clause string) {
+	is := l.byWhat[what]
+	for _, i := range is {
+		l.matched[i] = true
+	}
+	if sameValue(std, got) {
+		if len(is) > 0 {
+			l.rep.addf(c, fmt.Sprintf("deviations[%d]", is[0]), clause,
+				"a %q deviation is recorded, but %s is %q, the standard's value: it matches no recorded difference", what, field, got)
+		}
+		return
+	}
+	if len(is) == 0 {
+		l.rep.addf(c, field, clause, "%q differs from the standard's %q and no %q deviation is recorded", got, std, what)
+		return
+	}
+	d := l.m.Deviations[is[0]]
+	if !sameValue(d.Standard, std) || !sameValue(d.ChangedTo, got) {
+		l.rep.addf(c, fmt.Sprintf("deviations[%d]", is[0]), clause,
+			"the %q deviation says %q → %q, but the standard's value is %q and %s records %q", what, d.Standard, d.ChangedTo, std, field, got)
+	}
+}
+
+// unmatched lists the deviations that name no known condition: they are
+// unverified metadata (they can only make a result less usable).
+func (l *deviationLedger) unmatched() []int {
+	var out []int
+	for i := range l.m.Deviations {
+		if !l.matched[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// sameValue compares two recorded values: equal strings, or equal
+// durations when both parse as one ("12s" and "12000ms").
+func sameValue(a, b string) bool {
+	if a == b {
+		return true
+	}
+	da, ea := time.ParseDuration(a)
+	db, eb := time.ParseDuration(b)
+	return ea == nil && eb == nil && da == db
+}
+
+func msString(v int64) string { return (time.Duration(v) * time.Millisecond).String() }
+
+// checkEditions holds every edition fact to the editions the bundle
+// cites (SPEC.md "Edition facts"): class 1 of SPEC.md "What the verifier
+// cross-checks".
+func checkEditions(rep *Report, m *bundle.Manifest, l *deviationLedger, fp *rules.Fingerprint, cond conditionIndex) {
+	ed, ok := assemble.EditionFor(m.Standards)
+	if !ok {
+		rep.addf(ClassEditionFact, "standards", "DSHIO/T 10 8.1", "cites %q; the editions this verifier knows are %q", strings.Join(m.Standards, ", "), strings.Join(assemble.Edition2026.Standards, ", "))
+		return
+	}
+	l.expect(ClassEditionFact, "baseline", assemble.DeviationBaseline, ed.Baseline, m.Baseline, "DSHIO/T 21 5.1.1")
+	if !m.Dynamic {
+		return
+	}
+	l.expect(ClassEditionFact, "settings.observation_window_ms", assemble.DeviationObservationWindow, msString(ed.WindowMS), msString(m.Settings.ObservationWindowMS), "DSHIO/T 21 5.1.6")
+	for _, s := range rules.DynamicStages {
+		v, ok := m.Settings.TimeoutsMS[string(s)]
+		if !ok || v <= 0 {
+			rep.addf(ClassEditionFact, "settings.timeouts_ms."+string(s), "DSHIO/T 21 5.1.6", "no positive time limit is recorded for %s", s)
+			continue
+		}
+		l.expect(ClassEditionFact, "settings.timeouts_ms."+string(s), assemble.DeviationTimeout(s), msString(ed.TimeoutsMS[s]), msString(v), "DSHIO/T 21 5.1.6")
+	}
+	for k := range m.Settings.TimeoutsMS {
+		if !isDynamicStage(k) {
+			rep.addf(ClassEditionFact, "settings.timeouts_ms."+k, "DSHIO/T 20 4", "%q is not a stage of T1–T4", k)
+		}
+	}
+	if fp != nil {
+		l.expect(ClassEditionFact, "fingerprint mem", assemble.DeviationMemory, ed.Memory, fp.Mem, "DSHIO/T 21 5.1.3")
+		l.expect(ClassEditionFact, "fingerprint cpu", assemble.DeviationCPU, ed.CPU, fp.CPU, "DSHIO/T 21 5.1.3")
+	}
+	if v, ok := cond.value(assemble.CondPids); ok {
+		l.expect(ClassEditionFact, "conditions.fixed "+assemble.CondPids, assemble.DeviationPids, ed.Pids, v, "DSHIO/T 21 5.1.5")
+	}
+	if v, ok := cond.value(assemble.CondUlimits); ok {
+		l.expect(ClassEditionFact, "conditions.fixed "+assemble.CondUlimits, assemble.DeviationUlimits, ed.Ulimits, v, "DSHIO/T 21 5.1.5")
+	}
+	l.expect(ClassEditionFact, "settings.repeat", assemble.DeviationRepeatCount, fmt.Sprint(ed.Repeat), fmt.Sprint(m.Settings.Repeat), "DSHIO/T 21 5.1.9")
+}
+
+func isDynamicStage(s string) bool {
+	for _, st := range rules.DynamicStages {
+		if string(st) == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,97 @@
+package verify
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// Versions the stage evidence prints (SPEC.md "Fingerprint cross-checks").
+var (
+	// pnpm's summary line and its update box name the running pnpm.
+	pnpmPrinted = []*regexp.Regexp{
+		regexp.MustCompile(`\busing pnpm v(\d+\.\d+\.\d+[0-9A-Za-z.+-]*)`),
+		regexp.MustCompile(`Update available! (\d+\.\d+\.\d+[0-9A-Za-z.+-]*) →`),
+	}
+	// dsh's stack traces show its install path in the pnpm store.
+	dshPrinted = []*regexp.Regexp{
+		regexp.MustCompile(`/node_modules/\.pnpm/@deepseek-ai\+dsh@(\d+\.\d+\.\d+[0-9A-Za-z.-]*?)(?:_|/)`),
+	}
+)
+
+// checkFingerprint checks the fingerprint (SPEC.md "What the verifier
+// cross-checks", class 7): exactly the DSHIO/T 21 5.2 fields in order, no
+// T5 fields, and versions that the image's version outputs and every
+// version the stage evidence prints agree with. It returns the parsed
+// fingerprint, or nil.
+func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte) *rules.Fingerprint {
+	if !m.Dynamic && m.Fingerprint == "" {
+		return nil
+	}
+	bad := func(field, clause, format string, args ...any) {
+		rep.addf(ClassFingerprintInvalid, field, clause, format, args...)
+	}
+	fp, err := rules.ParseFingerprint(m.Fingerprint)
+	if err != nil {
+		bad("fingerprint", "DSHIO/T 21 5.2", "%v", err)
+		return nil
+	}
+	if fp.HasModel() {
+		bad("fingerprint", "DSHIO/T 21 6.3", "carries the model fields of a T5 run; T5 is not in force and T0–T4 are model-independent (DSHIO/T 21 4.1)")
+	}
+	observed := map[string]string{
+		assemble.RoleDSHVersion:  fp.DSH,
+		assemble.RoleNodeVersion: fp.Node,
+		assemble.RolePNPMVersion: fp.PNPM,
+	}
+	for _, role := range slices.Sorted(maps.Keys(observed)) {
+		p := m.Environment.Evidence[role]
+		b, ok := files[p]
+		if p == "" || !ok {
+			bad("environment.evidence."+role, "DSHIO/T 21 5.2", "no observed %s output backs the fingerprint", role)
+			continue
+		}
+		if got := NormaliseVersion(string(b)); got != observed[role] {
+			bad("fingerprint", "DSHIO/T 21 5.2", "%s is %q in the fingerprint but the image printed %q (%s)", role, observed[role], got, p)
+		}
+	}
+	for i, rp := range m.Repetitions {
+		for _, st := range rp.Stages {
+			for _, role := range []string{assemble.RoleStdout, assemble.RoleStderr} {
+				b, ok := files[st.Evidence[role]]
+				if !ok {
+					continue
+				}
+				field := repField(i+1, st.Stage, "evidence", role)
+				for _, v := range printed(b, pnpmPrinted) {
+					if v != fp.PNPM {
+						bad("fingerprint", "DSHIO/T 21 5.2", "pnpm=%s, but %s (%s) shows pnpm %s running", fp.PNPM, field, st.Evidence[role], v)
+					}
+				}
+				for _, v := range printed(b, dshPrinted) {
+					if v != fp.DSH {
+						bad("fingerprint", "DSHIO/T 21 5.2", "dsh=%s, but %s (%s) shows dsh %s installed", fp.DSH, field, st.Evidence[role], v)
+					}
+				}
+			}
+		}
+	}
+	return &fp
+}
+
+// printed is every distinct version the patterns find in b.
+func printed(b []byte, res []*regexp.Regexp) []string {
+	var out []string
+	for _, re := range res {
+		for _, m := range re.FindAllSubmatch(b, -1) {
+			if v := string(m[1]); !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}

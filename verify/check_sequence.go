@@ -1,0 +1,145 @@
+package verify
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// isSequenceProblem says a derivation problem is about the sequence's
+// shape (a stage that had to run has no observation), not a lost file.
+func isSequenceProblem(p assemble.Problem) bool {
+	return strings.HasPrefix(p.Path, "repetitions[") && !strings.Contains(p.Path, ".")
+}
+
+// repetitionOf returns "repetitions[n]" for a field of repetition n.
+func repetitionOf(path string) (string, bool) {
+	if !strings.HasPrefix(path, "repetitions[") {
+		return "", false
+	}
+	i := strings.IndexByte(path, ']')
+	if i < 0 {
+		return "", false
+	}
+	return path[:i+1], true
+}
+
+// checkSequence checks the shape of the recorded sequence (SPEC.md "What
+// the verifier cross-checks", class 3): repetitions numbered 1..N with N
+// the recorded repeat count, each holding T1–T4 in order once, executed
+// up to the first failure and not after it, every evidence path where
+// SPEC.md "Evidence file layout" puts it, and every listed file
+// referenced exactly once.
+func checkSequence(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[string]bool) {
+	bad := func(field, clause, format string, args ...any) {
+		rep.addf(ClassSequenceShape, field, clause, format, args...)
+	}
+	refs := map[string]int{}
+	ref := func(field, role, path, want string) {
+		refs[path]++
+		if path != want {
+			bad(field+"."+role, `SPEC.md "Evidence file layout"`, "%q, the layout puts %s at %q", path, role, want)
+		}
+	}
+	for _, role := range slices.Sorted(maps.Keys(m.Static.Evidence)) {
+		want := assemble.StaticPath(role)
+		if !slices.Contains([]string{assemble.RoleMetadata, assemble.RolePatch, assemble.RoleREADME, assemble.RoleSchema}, role) {
+			want = "(no such role)"
+		}
+		ref("static.evidence", role, m.Static.Evidence[role], want)
+	}
+	for _, role := range slices.Sorted(maps.Keys(m.Environment.Evidence)) {
+		want := assemble.EnvironmentPath(role)
+		if !slices.Contains([]string{assemble.RoleDSHVersion, assemble.RoleNodeVersion, assemble.RolePNPMVersion}, role) {
+			want = "(no such role)"
+		}
+		ref("environment.evidence", role, m.Environment.Evidence[role], want)
+	}
+
+	if !m.Dynamic && (len(m.Repetitions) > 0 || m.Settings.Repeat != 0) {
+		bad("dynamic", "DSHIO/T 20 4", "false, but %d repetition(s) are recorded and settings.repeat is %d", len(m.Repetitions), m.Settings.Repeat)
+	}
+	if m.Dynamic && len(m.Repetitions) != m.Settings.Repeat {
+		bad("repetitions", "DSHIO/T 21 5.1.9", "%d repetitions recorded, settings.repeat says %d", len(m.Repetitions), m.Settings.Repeat)
+	}
+	if m.Dynamic && len(m.Repetitions) == 0 {
+		bad("repetitions", "DSHIO/T 21 5.1.9", "the dynamic layer ran but no repetition is recorded")
+	}
+	for i, rp := range m.Repetitions {
+		n := i + 1
+		if rp.Index != n {
+			bad(repField(n, "", "index"), "DSHIO/T 21 5.1.9", "%d; repetitions are numbered 1..N in order, this is repetition %d", rp.Index, n)
+		}
+		if len(rp.Stages) != len(rules.DynamicStages) {
+			bad(repField(n, "", "stages"), "DSHIO/T 20 11.2", "%d stages recorded; every one of T1–T4 is recorded once, executed or not", len(rp.Stages))
+		}
+		var derived []rules.StageResult
+		if i < len(d.Repetitions) {
+			derived = d.Repetitions[i].Stages
+		}
+		// Where the sequence stopped is known only from intact evidence
+		// and from earlier stages whose claimed status is the derived
+		// one (else the verdict mismatch is the finding).
+		intact := !untrusted[repField(n, "")]
+		for j, st := range rp.Stages {
+			field := repField(n, st.Stage)
+			if j >= len(rules.DynamicStages) || st.Stage != string(rules.DynamicStages[j]) {
+				switch {
+				case strings.EqualFold(st.Stage, "T5"):
+					bad(field, "DSHIO/T 20 scope notice", "a T5 (tool invocation) result is void until T5 is formally included")
+				case !isDynamicStage(st.Stage):
+					bad(field, "DSHIO/T 20 4", "%q is not a stage of T1–T4", st.Stage)
+				default:
+					bad(field, "DSHIO/T 20 4", "stage %s is recorded at position %d; the sequence is T1, T2, T3, T4, each once", st.Stage, j+1)
+				}
+				continue
+			}
+			executed := st.ExitCode != nil
+			var ds *rules.StageResult
+			if j < len(derived) {
+				ds = &derived[j]
+			}
+			if executed && intact && ds != nil && ds.Status == rules.StageNotExecuted && len(ds.Reasons) > 0 {
+				bad(field+".exit_code", "DSHIO/T 20 11.2", "stage %s ran after the sequence stopped (%s): nothing after the first failure is part of the sequence", st.Stage, ds.Reasons[0])
+			}
+			if !executed {
+				if len(st.Evidence) > 0 || len(st.Argv) > 0 || st.Liveness != nil || st.StartedAt != "" || st.EndedAt != "" || st.DurationMS != 0 || st.TimedOut {
+					bad(field, "DSHIO/T 20 11.2", "stage %s is not executed (exit_code null) but records argv, times, evidence or liveness", st.Stage)
+				}
+				for _, p := range st.Evidence {
+					refs[p]++
+				}
+				continue
+			}
+			intact = intact && !anyUntrusted(st.Evidence, untrusted) && ds != nil && st.Status == string(ds.Status)
+			roles := []string{assemble.RoleStdout, assemble.RoleStderr, assemble.RoleMerged}
+			if st.Stage == string(rules.T1) {
+				roles = append(roles, assemble.RoleProfilePackageJSON)
+			}
+			for _, role := range slices.Sorted(maps.Keys(st.Evidence)) {
+				want := assemble.StagePath(n, rules.Stage(st.Stage), role)
+				if !slices.Contains(roles, role) {
+					want = "(no such role)"
+				}
+				ref(field+".evidence", role, st.Evidence[role], want)
+			}
+			if st.Liveness != nil && st.Stage != string(rules.T4) {
+				bad(field+".liveness", "DSHIO/T 20 9.3", "a liveness observation belongs to T4 only")
+			}
+		}
+	}
+	for _, f := range m.Files {
+		switch c := refs[f.Path]; {
+		case untrusted[f.Path]:
+			// reported as missing or changed
+		case c == 0:
+			bad("files", `SPEC.md "Evidence file layout"`, "%q is listed but no evidence role refers to it", f.Path)
+		case c > 1:
+			bad("files", `SPEC.md "Evidence file layout"`, "%q is referred to %d times; each evidence file has one role", f.Path, c)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package verify
+
+import (
+	"bytes"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/bundle"
+)
+
+// checkStreams ties each executed stage's three streams together: merged
+// must be an interleaving of stdout and stderr (SPEC.md "Streams"). A
+// stage whose streams are not tied has all three files moved from
+// trusted to untrusted, so no line rule reads them and no verdict that
+// depends on them is derived.
+func checkStreams(rep *Report, m *bundle.Manifest, trusted map[string][]byte, untrusted map[string]bool) {
+	for i, rp := range m.Repetitions {
+		for _, st := range rp.Stages {
+			if st.ExitCode == nil {
+				continue
+			}
+			paths := []string{st.Evidence[assemble.RoleStdout], st.Evidence[assemble.RoleStderr], st.Evidence[assemble.RoleMerged]}
+			var bs [3][]byte
+			ok := true
+			for k, p := range paths {
+				bs[k], ok = trusted[p]
+				if !ok {
+					break
+				}
+			}
+			if !ok {
+				continue // a missing or changed file is reported as such
+			}
+			if at, good := Interleaves(bs[2], bs[0], bs[1]); !good {
+				rep.addf(ClassStreamMismatch, repField(i+1, st.Stage, "evidence", assemble.RoleMerged), `SPEC.md "Output capture"`,
+					"%s is not an interleaving of %s and %s (they part at byte %d of merged): no line rule reads this stage's output",
+					paths[2], paths[0], paths[1], at)
+				for _, p := range paths {
+					delete(trusted, p)
+					untrusted[p] = true
+				}
+			}
+		}
+	}
+}
+
+// Interleaves reports whether merged is stdout and stderr interleaved:
+// the same bytes, each stream's order kept, cut only where the capture
+// cuts (at chunk boundaries). It returns the offset in merged where no
+// interleaving continues when it is not one.
+//
+// The search is greedy and linear in the input times the length of one
+// line: at each point it takes the whole next line of the stream last
+// taken from when merged continues with it, else the other stream's
+// whole next line, else the longest common prefix with either stream
+// (a chunk that ended inside a line). Every success is a witness, so a
+// bundle it accepts is an interleaving; it can refuse a true
+// interleaving only where both streams hold the same text at a point
+// where the two cross, which no capture has shown (SPEC.md "Streams").
+func Interleaves(merged, stdout, stderr []byte) (int, bool) {
+	if len(merged) != len(stdout)+len(stderr) {
+		return min(len(merged), len(stdout)+len(stderr)), false
+	}
+	streams := [2][]byte{stdout, stderr}
+	cur := 0
+	k := 0
+	for k < len(merged) {
+		rest := merged[k:]
+		took := false
+		for _, s := range [2]int{cur, 1 - cur} {
+			line := nextLine(streams[s])
+			if len(line) > 0 && bytes.HasPrefix(rest, line) {
+				streams[s] = streams[s][len(line):]
+				k += len(line)
+				cur = s
+				took = true
+				break
+			}
+		}
+		if took {
+			continue
+		}
+		best, n := -1, 0
+		for _, s := range [2]int{cur, 1 - cur} {
+			if c := commonPrefix(rest, nextLine(streams[s])); c > n {
+				best, n = s, c
+			}
+		}
+		if best < 0 {
+			return k, false
+		}
+		streams[best] = streams[best][n:]
+		k += n
+		cur = best
+	}
+	return k, len(streams[0]) == 0 && len(streams[1]) == 0
+}
+
+// nextLine is b up to and including its first newline, or all of b.
+func nextLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i+1]
+	}
+	return b
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}

@@ -1,0 +1,77 @@
+package verify
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
+)
+
+// npmName is a valid npm package name (lower case, optional scope).
+var npmName = regexp.MustCompile(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
+
+// checkSubject checks the subject and the signed predicate (SPEC.md "What
+// the verifier cross-checks", class 6): one exact version, named alike by
+// the metadata, the spec and the predicate.
+func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, signed *attest.Result) {
+	bad := func(field, clause, format string, args ...any) {
+		rep.addf(ClassSubjectMismatch, field, clause, format, args...)
+	}
+	sub := m.Subject
+	if !npmName.MatchString(sub.Name) || len(sub.Name) > 214 {
+		bad("subject.name", "DSHIO/T 10 7.2", "%q is not an npm package name", sub.Name)
+	}
+	if _, err := semver.StrictNewVersion(sub.Version); err != nil {
+		bad("subject.version", "DSHIO/T 10 7.2", "%q is not one exact version (a range, a tag or no version names no single object)", sub.Version)
+	}
+	switch sub.Source {
+	case "registry":
+		if sub.Spec != sub.Name+"@"+sub.Version {
+			bad("subject.spec", "DSHIO/T 21 5.1.8", "%q, a registry package is installed as %s@%s", sub.Spec, sub.Name, sub.Version)
+		}
+	case "local-tarball", "local-dir":
+		tail := "-" + sub.Version + ".tgz"
+		base := strings.Replace(strings.TrimPrefix(sub.Name, "@"), "/", "-", 1)
+		if sub.Spec != "/pkgs/"+base+tail {
+			bad("subject.spec", "DSHIO/T 21 5.1.8", "%q, a local package is installed from /pkgs/%s%s", sub.Spec, base, tail)
+		}
+	default:
+		if m.Dynamic {
+			bad("subject.source", "DSHIO/T 21 5.1.8", "%q: T1 installs only a registry package or a local one, so the spec cannot be checked", sub.Source)
+		}
+	}
+	if p := m.Static.Evidence[assemble.RoleMetadata]; p != "" {
+		if b, ok := files[p]; ok {
+			var meta struct {
+				Name    string `json:"name"`
+				Version string `json:"version"`
+			}
+			if err := json.Unmarshal(b, &meta); err == nil {
+				if meta.Name != sub.Name {
+					bad("subject.name", "DSHIO/T 10 7.2", "%q, the metadata %s names %q", sub.Name, p, meta.Name)
+				}
+				if meta.Version != sub.Version {
+					bad("subject.version", "DSHIO/T 10 7.2", "%q, the metadata %s says %q", sub.Version, p, meta.Version)
+				}
+			}
+		}
+	} else if m.Dynamic {
+		// T1 installed the package, so its metadata was had: an
+		// unresolvable T0 beside a dynamic layer is read, not derived.
+		bad("static.evidence.metadata", "DSHIO/T 20 5.5", "no metadata is retained although the dynamic layer installed the package: T0 cannot have been unresolvable")
+	}
+	if signed != nil {
+		p := signed.Predicate
+		if p.Subject.Name != sub.Name || p.Subject.Version != sub.Version {
+			bad("subject", `SPEC.md "Signature"`, "the signed predicate names %s@%s, the manifest %s@%s", p.Subject.Name, p.Subject.Version, sub.Name, sub.Version)
+		}
+		if p.Tool.Name != m.Tool.Name || p.Tool.Version != m.Tool.Version {
+			bad("tool", `SPEC.md "Signature"`, "the signed predicate names the tool %s %s, the manifest %s %s", p.Tool.Name, p.Tool.Version, m.Tool.Name, m.Tool.Version)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package verify
+
+import (
+	"time"
+
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// DurationToleranceMS is how far a stage's duration_ms may be from its
+// ended_at − started_at: the writer truncates to whole milliseconds
+// (SPEC.md "Time and process facts").
+const DurationToleranceMS = 1
+
+// TimeoutReactionMS is how far past its time limit a stage that did not
+// time out may have run: the writer measures around the engine call,
+// whose own clock stopped the command before the limit (SPEC.md "Time
+// and process facts").
+const TimeoutReactionMS = 1000
+
+// KillExitCode is the exit status the T4 observer's stop produces (the
+// engine kills the container with SIGKILL: 128+9). SPEC.md "Liveness
+// observation".
+const KillExitCode = 137
+
+// checkTimes checks the time and process facts (SPEC.md "What the
+// verifier cross-checks", class 5).
+func checkTimes(rep *Report, m *bundle.Manifest) {
+	bad := func(field, clause, format string, args ...any) {
+		rep.addf(ClassTimeInconsistent, field, clause, format, args...)
+	}
+	parse := func(field, v string) (time.Time, bool) {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			bad(field, `SPEC.md "Manifest fields"`, "%q is not an RFC 3339 time", v)
+			return time.Time{}, false
+		}
+		return t, true
+	}
+	runStart, okS := parse("started_at", m.StartedAt)
+	runEnd, okE := parse("finished_at", m.FinishedAt)
+	if okS && okE && runEnd.Before(runStart) {
+		bad("finished_at", `SPEC.md "Manifest fields"`, "%s is before started_at %s", m.FinishedAt, m.StartedAt)
+	}
+	if okE && m.TestDate != runEnd.UTC().Format(time.DateOnly) {
+		bad("test_date", "DSHIO/T 10 8.1", "%q, but finished_at %s is on %s (UTC)", m.TestDate, m.FinishedAt, runEnd.UTC().Format(time.DateOnly))
+	}
+	prevEnd, prevField := runStart, "started_at"
+	if !okS {
+		prevEnd = time.Time{}
+	}
+	for i, rp := range m.Repetitions {
+		for _, st := range inStageOrder(rp.Stages) {
+			if st.ExitCode == nil {
+				continue
+			}
+			field := repField(i+1, st.Stage)
+			s, ok1 := parse(field+".started_at", st.StartedAt)
+			e, ok2 := parse(field+".ended_at", st.EndedAt)
+			if !ok1 || !ok2 {
+				continue
+			}
+			if e.Before(s) {
+				bad(field+".ended_at", `SPEC.md "Manifest fields"`, "%s is before started_at %s", st.EndedAt, st.StartedAt)
+			}
+			if !prevEnd.IsZero() && s.Before(prevEnd) {
+				bad(field+".started_at", "DSHIO/T 20 4", "%s is before %s (%s): stages run one after another", st.StartedAt, prevField, prevEnd.Format(time.RFC3339Nano))
+			}
+			if okE && e.After(runEnd) {
+				bad(field+".ended_at", `SPEC.md "Manifest fields"`, "%s is after finished_at %s", st.EndedAt, m.FinishedAt)
+			}
+			prevEnd, prevField = e, field+".ended_at"
+			if diff := st.DurationMS - e.Sub(s).Milliseconds(); diff > DurationToleranceMS || diff < -DurationToleranceMS {
+				bad(field+".duration_ms", `SPEC.md "Time and process facts"`, "%d ms, but ended_at − started_at is %d ms", st.DurationMS, e.Sub(s).Milliseconds())
+			}
+			if limit, ok := m.Settings.TimeoutsMS[st.Stage]; ok {
+				switch {
+				case st.TimedOut && st.DurationMS < limit:
+					bad(field+".timed_out", "DSHIO/T 21 5.1.6", "true, but the stage ran %d ms of its %d ms limit", st.DurationMS, limit)
+				case !st.TimedOut && st.DurationMS >= limit+TimeoutReactionMS:
+					bad(field+".timed_out", "DSHIO/T 21 5.1.6", "false, but the stage ran %d ms, past its %d ms limit", st.DurationMS, limit)
+				}
+			}
+			if st.Stage == string(rules.T4) && st.Liveness != nil {
+				checkLiveness(bad, field, m, st)
+			}
+		}
+	}
+}
+
+// checkLiveness checks the T4 observation against the stage and the
+// recorded window (SPEC.md "Liveness observation").
+func checkLiveness(bad func(field, clause, format string, args ...any), field string, m *bundle.Manifest, st bundle.Stage) {
+	l := st.Liveness
+	if l.WindowMS != m.Settings.ObservationWindowMS {
+		bad(field+".liveness.window_ms", "DSHIO/T 21 5.1.6", "%d ms, settings.observation_window_ms is %d ms", l.WindowMS, m.Settings.ObservationWindowMS)
+	}
+	if l.AliveMS < 0 || l.AliveMS > l.WindowMS {
+		bad(field+".liveness.alive_ms", "DSHIO/T 20 9.3", "%d ms, outside 0..window (%d ms)", l.AliveMS, l.WindowMS)
+	}
+	if l.AliveMS > st.DurationMS+DurationToleranceMS {
+		bad(field+".liveness.alive_ms", "DSHIO/T 20 9.3", "%d ms alive in a stage that lasted %d ms", l.AliveMS, st.DurationMS)
+	}
+	if l.AliveAtEnd {
+		if l.AliveMS != l.WindowMS {
+			bad(field+".liveness.alive_ms", "DSHIO/T 20 9.3", "%d ms, but alive_at_end says the process lived the whole %d ms window", l.AliveMS, l.WindowMS)
+		}
+		if *st.ExitCode != KillExitCode {
+			bad(field+".liveness.alive_at_end", `SPEC.md "Liveness observation"`, "true, but the exit status is %d; the observer's stop at the window's end gives %d", *st.ExitCode, KillExitCode)
+		}
+		if st.TimedOut {
+			bad(field+".liveness.alive_at_end", `SPEC.md "Liveness observation"`, "true, but the stage timed out: the window closed before the time limit")
+		}
+	}
+}
+
+// inStageOrder is the executed T1–T4 records in the standard's order, so
+// a misordered record is reported once, as a sequence finding.
+func inStageOrder(stages []bundle.Stage) []bundle.Stage {
+	var out []bundle.Stage
+	for _, s := range rules.DynamicStages {
+		for _, st := range stages {
+			if st.Stage == string(s) {
+				out = append(out, st)
+				break
+			}
+		}
+	}
+	return out
+}
