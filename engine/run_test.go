@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/internal/e2etest"
 	"time"
 )
 
@@ -335,6 +337,7 @@ func TestObserveVersions(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
+	e2etest.Require(t, "podman")
 	ctx := context.Background()
 	e, err := Detect(ctx, "")
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/e2etest/sandbox"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -72,7 +73,7 @@ type e2eCase struct {
 
 // runAndVerify runs c for real, writes the bundle, verifies it with
 // package verify and checks verify re-derives what the run claimed.
-func runAndVerify(t *testing.T, env *e2etest.Env, c e2eCase) (*Result, *verify.Report) {
+func runAndVerify(t *testing.T, env *sandbox.Env, c e2eCase) (*Result, *verify.Report) {
 	t.Helper()
 	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
@@ -239,7 +240,7 @@ func verdictTable(t *testing.T, path, keyCol, verdictCol string) map[string][]st
 // TestE2EFixtures runs the fixture plugins of testdata/plugins, each to
 // the verdict its README row names, with the standard two repetitions.
 func TestE2EFixtures(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	table := verdictTable(t, "../testdata/plugins/README.md", "dir", "verdict")
 	for _, dir := range []string{"pass", "install-failed", "config-failed", "not-registered", "boot-failed", "unstable"} {
 		row, ok := table[dir]
@@ -297,7 +298,7 @@ func unstableFixture(t *testing.T) string {
 // count deviation: these runs check verdicts, the fixtures above check
 // the two-repetition sequence.
 func TestE2ESharedEvidence(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	table := verdictTable(t, "../testdata/dsh-evidence/README.md", "case", "expected verdict")
 	cases := []string{"hello", "noflag", "throws", "badyaml", "noinsert", "hang", "exits"}
 	for _, name := range cases {
@@ -333,7 +334,7 @@ func TestE2ESharedEvidence(t *testing.T) {
 // leaves no bundle, no temporary file next to it, no temporary directory
 // and no container.
 func TestE2EInterrupt(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
 	outDir := t.TempDir()
@@ -391,7 +392,7 @@ func TestE2EInterrupt(t *testing.T) {
 // verdict is whatever dsh gives; the test checks the path and that verify
 // re-derives the same verdicts.
 func TestE2ERegistryPackage(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	const spec = "@deepseek-ai/dsh-base@0.1.0-rc.8"
 	rec := &recordingEngine{Engine: env.Engine}
 	r := &Runner{Engine: rec, Resolve: PkgsourceResolver(pkgsource.Options{}), TempDir: t.TempDir()}

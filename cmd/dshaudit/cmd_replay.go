@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -141,6 +142,11 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	if err := checkOutDir(out); err != nil {
 		return err
 	}
+	// An unreadable original is a usage error, found before any engine
+	// is looked for.
+	if err := readableBundle(o.Bundle); err != nil {
+		return fmt.Errorf("%w: %w: %w", ErrUsage, replay.ErrOriginal, err)
+	}
 	r, err := o.newRunner(ctx, showProgress, s)
 	if errors.Is(err, ErrCouldNotRun) {
 		return printCouldNotRun(s, o, err)
@@ -242,4 +248,15 @@ func stageCell(status, verdict string, exit *int) string {
 		s += fmt.Sprintf(" exit=%d", *exit)
 	}
 	return s
+}
+
+// readableBundle reads path as a bundle archive within the default limits.
+func readableBundle(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = bundle.Read(f, bundle.DefaultLimits())
+	return err
 }

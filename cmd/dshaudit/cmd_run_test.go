@@ -184,6 +184,7 @@ func TestRunCtrlC(t *testing.T) {
 // TestRunImageMissing: a pinned image the engine does not hold and no
 // source to load it from: exit 3, before any fetching, no bundle.
 func TestRunImageMissing(t *testing.T) {
+	e2etest.Require(t, "podman")
 	key, _ := runTestKey(t)
 	out := filepath.Join(t.TempDir(), "b.dshaudit.tar.zst")
 	code, _, errs := runRunCLI(t, "run", "../../testdata/plugins/pass", "--image", fakePinned, "--key", key, "--out", out)

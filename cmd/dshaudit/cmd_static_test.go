@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dshaudit/dshaudit/internal/e2etest"
+
 	"github.com/dshaudit/dshaudit/pkgsource"
 )
 
@@ -71,6 +73,7 @@ func decodeStatic(t *testing.T, out string) staticResult {
 // The real hello plugin directory, packed with the real npm: the exit
 // code must follow the report's own conforming_static.
 func TestStaticLocalDirJSON(t *testing.T) {
+	e2etest.Require(t, "npm")
 	dir, _ := filepath.Abs("../../testdata/dsh-evidence/plugins/hello")
 	code, out, errOut := runStaticCLI(t, dir, "--json", "--baseline", "0.1.0-rc.8")
 	r := decodeStatic(t, out)
