@@ -44,7 +44,7 @@ func Require(t testing.TB, tools ...string) {
 	t.Helper()
 	if !Enabled() {
 		t.Skipf("end-to-end test: set %s=1 to run it with the real parts (scripts/test.sh does; scripts/setup.sh installs them)", EnvVar)
-	return
+		return
 	}
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
