@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 )
 
 // readLocalTarball reads a local package tarball with the tarball limit.
@@ -49,6 +51,12 @@ type packResult struct {
 func PackDir(ctx context.Context, npm, dir string, lim Limits) (tgz []byte, npmVersion string, err error) {
 	if npm == "" {
 		npm = "npm"
+	}
+	// A missing npm is the environment's failure, not the directory's:
+	// hosttool.ErrMissing, naming npm (exit 3).
+	npm, err = hosttool.Look(npm, "apt-get install -y npm, or run scripts/setup.sh")
+	if err != nil {
+		return nil, "", err
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
@@ -164,6 +165,8 @@ func runStatic(cmd *cobra.Command, o *staticOptions, s *streams) error {
 			Baseline:        o.Baseline,
 			InstalledSize:   -1, // known only after T1
 		})
+	case errors.Is(err, hosttool.ErrMissing):
+		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 	case errors.Is(err, pkgsource.ErrInvalidSpec), errors.Is(err, pkgsource.ErrLocalSource):
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	case errors.Is(err, pkgsource.ErrRegistryUnreachable), errors.Is(err, pkgsource.ErrNotFetchable):

@@ -185,3 +185,15 @@ func TestStaticHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticLocalDirWithoutNPM: packing a directory needs npm; without it
+// the command could not run (exit 3) and says npm is missing — not a
+// usage error, not "unresolvable".
+func TestStaticLocalDirWithoutNPM(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	dir, _ := filepath.Abs("../../testdata/dsh-evidence/plugins/hello")
+	code, out, errOut := runStaticCLI(t, dir, "--json")
+	if code != ExitCouldNotRun || !strings.Contains(errOut, "npm") || !strings.Contains(errOut, "not installed") || out != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d naming npm as not installed", code, out, errOut, ExitCouldNotRun)
+	}
+}
