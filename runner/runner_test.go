@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/schematest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -305,6 +307,13 @@ func TestWriteBundleVerifies(t *testing.T) {
 		t.Errorf("cancelled write: %v", err)
 	}
 	assertEmptyDir(t, filepath.Dir(out2))
+
+	// The --json object matches schema/run-result.schema.json.
+	js, err := json.MarshalIndent(Summarize(res, w), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schematest.Validate(t, "run-result", js)
 
 	var text bytes.Buffer
 	if err := Summarize(res, w).WriteText(&text); err != nil {

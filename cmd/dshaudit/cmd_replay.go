@@ -196,7 +196,7 @@ func printCouldNotRun(s *streams, o *replayOptions, err error) error {
 	if o.JSON {
 		writeJSON(s.Out, map[string]any{"media_type": ReplayMediaType, "schema_version": 1, "outcome": replay.CouldNotRun, "original": o.Bundle, "why": err.Error()})
 	} else {
-		fmt.Fprintf(s.Out, "RESULT: %s (%v)\n", replay.CouldNotRun, err)
+		fmt.Fprintf(s.Out, "RESULT: %s (%v)\n", replay.CouldNotRun.Text(), err)
 	}
 	return silentError{fmt.Errorf("%w: %w", ErrCouldNotRun, err)}
 }
@@ -212,7 +212,7 @@ func printReplay(w io.Writer, r *replay.Result) {
 	}
 	c := r.Comparison
 	if c == nil {
-		fmt.Fprintf(w, "RESULT: %s\n", r.Outcome)
+		fmt.Fprintf(w, "RESULT: %s\n", r.Outcome.Text())
 		return
 	}
 	fmt.Fprintf(w, "verdict:   %s → %s\n", orNone(c.OldVerdict), orNone(c.NewVerdict))
@@ -232,7 +232,7 @@ func printReplay(w io.Writer, r *replay.Result) {
 	for _, ch := range c.ChangedConditions {
 		fmt.Fprintf(w, "condition changed: %s\n", ch)
 	}
-	res := string(c.Outcome)
+	res := c.Outcome.Text()
 	if c.FirstDifferent != "" {
 		res += " (first: " + c.FirstDifferent + ")"
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/schematest"
 	"io"
 	"io/fs"
 	"log"
@@ -43,6 +44,7 @@ type replayJSON struct {
 
 func decodeReplay(t *testing.T, stdout string) replayJSON {
 	t.Helper()
+	schematest.Validate(t, "replay-result", []byte(stdout))
 	var r replayJSON
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, stdout)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/schematest"
 	"io"
 	"os"
 	"os/exec"
@@ -87,6 +88,7 @@ func TestRunCLIEndToEnd(t *testing.T) {
 	if code != ExitFindings {
 		t.Fatalf("exit %d, want %d (bundle written, verdict not pass); stderr:\n%s", code, ExitFindings, errs)
 	}
+	schematest.Validate(t, "run-result", []byte(stdout))
 	var sum runner.Summary
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, stdout)

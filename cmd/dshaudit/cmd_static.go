@@ -11,13 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/hosttool"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
 
 // StaticResultMediaType names the --json object of `dshaudit static`.
-const StaticResultMediaType = "application/vnd.dshaudit.static-result+json"
+const StaticResultMediaType = "application/vnd.dshaudit.static-result.v1+json"
 
 // staticSchemaVersion is the version of that object's shape.
 const staticSchemaVersion = 1
@@ -111,9 +112,12 @@ type staticResult struct {
 	SchemaVersion int    `json:"schema_version"`
 	Spec          string `json:"spec"`
 	Baseline      string `json:"baseline"`
-	// Package is what was fetched; null when the metadata is
-	// unresolvable.
-	Package *pkgsource.Fetched `json:"package"`
+	// Package is the package checked, the same object as the run and
+	// verify results' package; null when the metadata is unresolvable.
+	Package *bundle.Subject `json:"package"`
+	// Fetch is how it was obtained (registry, tarball URL, patch source,
+	// CDN attempts, conditions); null when unresolvable.
+	Fetch *pkgsource.Fetched `json:"fetch"`
 	static.Report
 	// FetchWarnings are discrepancies found while fetching (CDN copy
 	// differs from the tarball, registry metadata differs from the
@@ -155,7 +159,9 @@ func runStatic(cmd *cobra.Command, o *staticOptions, s *streams) error {
 	fetched, err := pkgsource.Fetch(cmd.Context(), spec, opts)
 	switch {
 	case err == nil:
-		res.Package = fetched
+		res.Package = &bundle.Subject{Name: fetched.Name, Version: fetched.Version, Spec: spec.Raw, Source: string(fetched.Source),
+			Integrity: fetched.Integrity, TarballSHA256: fetched.TarballSHA256}
+		res.Fetch = fetched
 		res.FetchWarnings = fetched.Warnings
 		res.Report = static.Check(static.Input{
 			PackageJSON:     fetched.MetadataJSON,
@@ -206,7 +212,7 @@ func staticCell(s string) string {
 }
 
 func printStaticResult(w io.Writer, r *staticResult) {
-	if p := r.Package; p != nil {
+	if p := r.Fetch; p != nil {
 		fmt.Fprintf(w, "package:   %s@%s (%s", p.Name, p.Version, p.Source)
 		if p.Registry != "" {
 			fmt.Fprintf(w, " %s", p.Registry)

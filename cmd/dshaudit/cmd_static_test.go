@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/schematest"
 
 	"github.com/dshaudit/dshaudit/pkgsource"
 )
@@ -60,6 +61,7 @@ func staticFakeRegistry(t *testing.T, name, version, pkgFields string, tgz []byt
 
 func decodeStatic(t *testing.T, out string) staticResult {
 	t.Helper()
+	schematest.Validate(t, "static-result", []byte(out))
 	var r staticResult
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("--json output is not a staticResult: %v\n%s", err, out)
@@ -80,7 +82,7 @@ func TestStaticLocalDirJSON(t *testing.T) {
 	if r.Baseline != "0.1.0-rc.8" {
 		t.Errorf("baseline %q", r.Baseline)
 	}
-	if r.Package == nil || r.Package.Name != "hello-dsh-plugin" || r.Package.Version != "1.0.0" || r.Package.Source != pkgsource.SourceLocalDir {
+	if r.Package == nil || r.Package.Name != "hello-dsh-plugin" || r.Package.Version != "1.0.0" || r.Package.Source != string(pkgsource.SourceLocalDir) || r.Fetch == nil || r.Fetch.Source != pkgsource.SourceLocalDir {
 		t.Fatalf("package = %+v (stderr %s)", r.Package, errOut)
 	}
 	if len(r.Clauses) == 0 || r.Clauses[0].Clause != "5.1.1" || r.ConformingStatic == nil {

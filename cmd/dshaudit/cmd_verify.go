@@ -248,7 +248,7 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 				if !it.Report.Dynamic {
 					v = "static_only"
 				}
-				fmt.Fprintf(s.Out, "%-17s %s  %s %s\n", it.Report.Status, it.Path, it.Report.Package, v)
+				fmt.Fprintf(s.Out, "%-17s %s  %s %s\n", it.Report.Status.Text(), it.Path, it.Report.PackageID(), v)
 			}
 		}
 		fmt.Fprintf(s.Out, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
@@ -258,7 +258,7 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 		if len(sum.Failed) > 0 {
 			fmt.Fprintf(s.Out, "failed (%d):\n", len(sum.Failed))
 			for _, f := range sum.Failed {
-				fmt.Fprintf(s.Out, "  %s: %s: %s\n", f.Path, f.Status, f.Why)
+				fmt.Fprintf(s.Out, "  %s: %s: %s\n", f.Path, verify.Status(f.Status).Text(), f.Why)
 			}
 		}
 	}
@@ -289,13 +289,13 @@ func printClaim(w io.Writer, name string, r *claim.Result) {
 			fmt.Fprintf(w, "      > %s\n", f.Text)
 		}
 	}
-	fmt.Fprintf(w, "CLAIM: %s\n", r.Outcome)
+	fmt.Fprintf(w, "CLAIM: %s\n", r.Outcome.Text())
 }
 
 func printVerifyReport(w io.Writer, r *verify.Report) {
 	fmt.Fprintf(w, "bundle:       %s (%s)\n", r.Bundle, r.BundleSHA256)
-	if r.Package != "@" && r.Package != "" {
-		fmt.Fprintf(w, "package:      %s\n", r.Package)
+	if p := r.PackageID(); p != "" {
+		fmt.Fprintf(w, "package:      %s\n", p)
 	}
 	if r.Signer != "" {
 		fmt.Fprintf(w, "signer:       %s\n", r.Signer)
@@ -342,7 +342,7 @@ func printVerifyReport(w io.Writer, r *verify.Report) {
 		usable = "no (" + strings.Join(r.NotUsable, "; ") + ")"
 	}
 	fmt.Fprintf(w, "usable for certification: %s\n", usable)
-	fmt.Fprintf(w, "RESULT: %s\n", r.Status)
+	fmt.Fprintf(w, "RESULT: %s\n", r.Status.Text())
 }
 
 func orNone(s string) string {

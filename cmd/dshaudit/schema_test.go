@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dshaudit/dshaudit/internal/schematest"
+	"github.com/dshaudit/dshaudit/runner"
+	"github.com/dshaudit/dshaudit/verify"
+)
+
+// Every result object's media type is versioned and is the const of the
+// media_type property of its schema in schema/.
+func TestMediaTypesMatchSchemas(t *testing.T) {
+	for name, mt := range map[string]string{
+		"static-result":      StaticResultMediaType,
+		"run-result":         runner.SummaryMediaType,
+		"verify-result":      verify.ResultMediaType,
+		"verify-summary":     SummaryMediaType,
+		"replay-result":      ReplayMediaType,
+		"image-build-result": ImageBuildMediaType,
+	} {
+		if !strings.HasSuffix(mt, ".v1+json") {
+			t.Errorf("%s: media type %q has no version", name, mt)
+		}
+		b, err := os.ReadFile(filepath.Join(schematest.Dir(), name+".schema.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Properties struct {
+				MediaType struct {
+					Const string `json:"const"`
+				} `json:"media_type"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if s.Properties.MediaType.Const != mt {
+			t.Errorf("schema/%s.schema.json media_type const %q, the code says %q", name, s.Properties.MediaType.Const, mt)
+		}
+		schematest.Schema(t, name) // compiles
+	}
+}
+
+// verify --json of every test vector, alone, with a claim, and all at
+// once, matches its schema.
+func TestVerifyJSONMatchesSchema(t *testing.T) {
+	vecs, err := filepath.Glob(vecDir + "*" + runner.BundleSuffix)
+	if err != nil || len(vecs) < 10 {
+		t.Fatalf("test vectors: %v %v", vecs, err)
+	}
+	for _, v := range vecs {
+		_, out, errOut := runCLI(t, "verify", v, "--key", vecKey, "--json")
+		if out == "" {
+			t.Fatalf("%s: no output; stderr %s", v, errOut)
+		}
+		schematest.Validate(t, "verify-result", []byte(out))
+	}
+	for _, c := range []string{"backed-readme.md", "wrong-date.md", "none.md", "malformed.md"} {
+		_, out, errOut := runCLI(t, "verify", vecDir+"pass.dshaudit.tar.zst", "--key", vecKey, "--json", "--claim", "../../testdata/claims/"+c)
+		if out == "" {
+			t.Fatalf("claim %s: no output; stderr %s", c, errOut)
+		}
+		schematest.Validate(t, "verify-result", []byte(out))
+	}
+	_, out, errOut := runCLI(t, append(append([]string{"verify"}, vecs...), "--key", vecKey, "--json")...)
+	if out == "" {
+		t.Fatalf("many: no output; stderr %s", errOut)
+	}
+	schematest.Validate(t, "verify-summary", []byte(out))
+}
+
+// replay --json when no engine can be found: the could-not-run object.
+func TestReplayCouldNotRunJSONMatchesSchema(t *testing.T) {
+	dir := t.TempDir()
+	key, _ := runTestKey(t)
+	t.Setenv("PATH", dir) // no podman, no docker
+	code, out, errOut := runCLI(t, "replay", vecDir+"pass.dshaudit.tar.zst", "--pub", vecKey, "--key", key, "--json",
+		"--out", filepath.Join(dir, "r"+runner.BundleSuffix))
+	if code != ExitCouldNotRun || out == "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want %d and a result object", code, out, errOut, ExitCouldNotRun)
+	}
+	schematest.Validate(t, "replay-result", []byte(out))
+	if !strings.Contains(out, `"outcome": "could-not-run"`) {
+		t.Errorf("outcome not could-not-run:\n%s", out)
+	}
+}
+
+// static --json of a resolved package (fake registry) and of an
+// unresolvable one matches its schema (decodeStatic validates).
+func TestStaticJSONMatchesSchema(t *testing.T) {
+	tgz := staticTgz(t, map[string]string{"package.json": `{"name":"plain","version":"1.0.0","main":"index.js"}`, "index.js": ""})
+	srv := staticFakeRegistry(t, "plain", "1.0.0", `"main":"index.js",`, tgz)
+	_, out, errOut := runStaticCLI(t, "plain@^1", "--registry", srv.URL, "--no-cdn", "--json")
+	r := decodeStatic(t, out)
+	if r.Package == nil || r.Package.Name != "plain" || r.Package.Spec != "plain@^1" || r.Fetch == nil {
+		t.Errorf("package %+v fetch %v; stderr %s", r.Package, r.Fetch != nil, errOut)
+	}
+	_, out, _ = runStaticCLI(t, "absent-pkg", "--registry", srv.URL, "--json")
+	decodeStatic(t, out)
+}
