@@ -90,8 +90,8 @@ func TestManifestRoundTrip(t *testing.T) {
 	if err != nil || !bytes.Equal(again, raw) {
 		t.Errorf("re-encoding differs (err %v)", err)
 	}
-	// NewManifest alone is a valid (empty) manifest.
-	if _, err := EncodeManifest(NewManifest()); err != nil {
+	// newManifest alone is a valid (empty) manifest.
+	if _, err := EncodeManifest(newManifest()); err != nil {
 		t.Errorf("empty manifest: %v", err)
 	}
 }

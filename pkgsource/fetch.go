@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dshaudit/dshaudit/internal/hosttool"
+	"github.com/dshaudit/dshaudit/rules/static"
 	"net/http"
 	"os"
 	"time"
@@ -306,9 +307,9 @@ func (f *Fetched) declarePatch() {
 		return
 	}
 	f.PatchDeclared = decl
-	p, err := NormalizePatchPath(decl)
+	p, err := static.CleanPatchPath(decl)
 	if err != nil {
-		f.PatchFetchError = err.Error()
+		f.PatchFetchError = fmt.Errorf("%w: dsh.bundle.patch: %w", ErrBadPatchPath, err).Error()
 		return
 	}
 	f.PatchPath = p
