@@ -184,7 +184,14 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 		return filepath.Join(o.CacheDir, name)
 	}
 	lc := layerCache{}
-	npm := &NPM{Registry: o.Registry, Client: o.Client}
+	client := o.Client
+	if client == nil {
+		var err error
+		if client, err = NewRegistryClient(ctx); err != nil {
+			return nil, err
+		}
+	}
+	npm := &NPM{Registry: o.Registry, Client: client}
 	if o.CacheDir != "" {
 		if !o.NoCache {
 			lc.dir = filepath.Join(o.CacheDir, "layers")
