@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -98,24 +97,6 @@ func (r *recordingEngine) ran() []string {
 		}
 	}
 	return out
-}
-
-// assertNoContainers checks that none of the named containers exists.
-func assertNoContainers(t *testing.T, names []string) {
-	t.Helper()
-	out, err := exec.Command("podman", "ps", "-a", "--format", "{{.Names}}").Output()
-	if err != nil {
-		t.Fatalf("podman ps -a: %v", err)
-	}
-	live := map[string]bool{}
-	for _, n := range strings.Fields(string(out)) {
-		live[n] = true
-	}
-	for _, n := range names {
-		if live[n] {
-			t.Errorf("container %s was left behind", n)
-		}
-	}
 }
 
 // fixtureVerdicts reads the dir → verdict table of testdata/plugins/README.md.
@@ -220,7 +201,7 @@ func runOriginal(t *testing.T, env *sandbox.Env, name, spec string) (*original, 
 		return nil, fmt.Errorf("write bundle: %w", err)
 	}
 	t.Logf("original %s: %s in %.1fs (%s)", name, res.Manifest.Claimed.Verdict, time.Since(start).Seconds(), w.SHA256)
-	assertNoContainers(t, rec.containers)
+	e2etest.AssertNoContainers(t, rec.containers)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		return nil, err
@@ -248,7 +229,7 @@ func replayOf(t *testing.T, env *sandbox.Env, o *original, src engine.Source, ou
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("replay left %d temporary directories", len(ents))
 	}
-	assertNoContainers(t, rec.containers)
+	e2etest.AssertNoContainers(t, rec.containers)
 	return res, rec, err
 }
 

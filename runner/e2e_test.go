@@ -100,7 +100,7 @@ func runAndVerify(t *testing.T, env *sandbox.Env, c e2eCase) (*Result, *verify.R
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("%s: %d temporary directories left", c.name, len(ents))
 	}
-	assertNoContainers(t, rec.names)
+	assertRanAndRemoved(t, rec.names)
 
 	raw, err := os.ReadFile(out)
 	if err != nil {
@@ -165,27 +165,6 @@ func hostCACert() string {
 		return p
 	}
 	return ""
-}
-
-// assertNoContainers checks that none of the named containers exists.
-func assertNoContainers(t *testing.T, names []string) {
-	t.Helper()
-	if len(names) == 0 {
-		t.Error("no container name was recorded")
-	}
-	out, err := exec.Command("podman", "ps", "-a", "--format", "{{.Names}}").Output()
-	if err != nil {
-		t.Fatalf("podman ps -a: %v", err)
-	}
-	live := map[string]bool{}
-	for _, n := range strings.Fields(string(out)) {
-		live[n] = true
-	}
-	for _, n := range names {
-		if live[n] {
-			t.Errorf("container %s was left behind", n)
-		}
-	}
 }
 
 // verdictTable reads "| key | … | verdict | …" rows of a markdown table
@@ -365,7 +344,7 @@ func TestE2EInterrupt(t *testing.T) {
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("temporary directories left: %v", ents)
 	}
-	assertNoContainers(t, rec.names)
+	assertRanAndRemoved(t, rec.names)
 	// Every container this test's runs created had the engine's prefix.
 	out2, _ := exec.Command("podman", "ps", "-a", "--filter", "name=^"+engine.ContainerPrefix, "--format", "{{json .Names}}").Output()
 	var left []string
@@ -423,5 +402,14 @@ func TestE2ERegistryPackage(t *testing.T) {
 	if !rep.OK() || rep.DerivedVerdict != m.Claimed.Verdict {
 		t.Errorf("verify: %s, claimed %s derived %s, findings %+v", rep.Status, m.Claimed.Verdict, rep.DerivedVerdict, rep.Findings)
 	}
-	assertNoContainers(t, rec.names)
+	assertRanAndRemoved(t, rec.names)
+}
+
+// assertRanAndRemoved checks that containers ran and none was left.
+func assertRanAndRemoved(t *testing.T, names []string) {
+	t.Helper()
+	if len(names) == 0 {
+		t.Error("no container name was recorded")
+	}
+	e2etest.AssertNoContainers(t, names)
 }

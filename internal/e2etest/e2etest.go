@@ -164,3 +164,22 @@ func CounterFixture(t testing.TB, dir, addr string) string {
 	}
 	return dst
 }
+
+// AssertNoContainers fails t when any of the named containers still
+// exists (in any state): every run removes its containers.
+func AssertNoContainers(t testing.TB, names []string) {
+	t.Helper()
+	out, err := exec.Command("podman", "ps", "-a", "--format", "{{.Names}}").Output()
+	if err != nil {
+		t.Fatalf("podman ps -a: %v", err)
+	}
+	live := map[string]bool{}
+	for _, n := range strings.Fields(string(out)) {
+		live[n] = true
+	}
+	for _, n := range names {
+		if live[n] {
+			t.Errorf("container %s was left behind", n)
+		}
+	}
+}
