@@ -116,7 +116,7 @@ func (o *replayOptions) imageSource() (engine.Source, error) {
 }
 
 func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
-	pol, err := o.Trust.policy()
+	pol, err := o.Trust.policyWith("--pub")
 	if err != nil {
 		return fmt.Errorf("%w (--pub or --trusted-root verifies the original)", err)
 	}

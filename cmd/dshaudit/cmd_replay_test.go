@@ -86,6 +86,7 @@ func TestReplayUsageErrors(t *testing.T) {
 	}{
 		{"no key", []string{"replay", b, "--pub", pub}, "--key"},
 		{"no trust", []string{"replay", b, "--key", key}, "--pub"},
+		{"unreadable pub", []string{"replay", b, "--key", key, "--pub", key}, "--pub: "},
 		{"bad image source", []string{"replay", b, "--pub", pub, "--key", key, "--image-from", "tarball:x"}, "--image-from"},
 		{"archive without path", []string{"replay", b, "--pub", pub, "--key", key, "--image-from", "oci-archive"}, "--image-from"},
 		{"out dir missing", []string{"replay", b, "--pub", pub, "--key", key, "--out", "/nonexistent/dir/r.tar.zst"}, "not writable"},

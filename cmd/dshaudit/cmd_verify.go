@@ -121,15 +121,20 @@ Exit codes:
 func init() { subcommands = append(subcommands, newVerifyCmd) }
 
 // policyFromFlags builds the trust policy; attest refuses ambiguity.
-func (o *verifyOptions) policy() (attest.Policy, error) {
+func (o *verifyOptions) policy() (attest.Policy, error) { return o.policyWith("--key") }
+
+// policyWith builds the policy; keyFlag is the flag that names the public
+// key on this command (verify's --key, replay's --pub), so errors name
+// the flag the user gave.
+func (o *verifyOptions) policyWith(keyFlag string) (attest.Policy, error) {
 	var p attest.Policy
 	if (o.Key == "") == (o.TrustedRoot == "") {
-		return p, fmt.Errorf("%w: give exactly one of --key or --trusted-root", ErrUsage)
+		return p, fmt.Errorf("%w: give exactly one of %s or --trusted-root", ErrUsage, keyFlag)
 	}
 	if o.Key != "" {
 		k, err := attest.LoadPublicKey(o.Key)
 		if err != nil {
-			return p, fmt.Errorf("%w: --key: %w", ErrUsage, err)
+			return p, fmt.Errorf("%w: %s: %w", ErrUsage, keyFlag, err)
 		}
 		p.Key = k
 	}
