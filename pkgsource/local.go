@@ -52,12 +52,6 @@ func PackDir(ctx context.Context, npm, dir string, lim Limits) (tgz []byte, npmV
 	if npm == "" {
 		npm = "npm"
 	}
-	// A missing npm is the environment's failure, not the directory's:
-	// hosttool.ErrMissing, naming npm (exit 3).
-	npm, err = hosttool.Look(npm, "apt-get install -y npm, or run scripts/setup.sh")
-	if err != nil {
-		return nil, "", err
-	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %q: %w", ErrLocalSource, dir, err)
@@ -71,6 +65,12 @@ func PackDir(ctx context.Context, npm, dir string, lim Limits) (tgz []byte, npmV
 	}
 	if _, err := os.Stat(filepath.Join(abs, "package.json")); err != nil {
 		return nil, "", fmt.Errorf("%w: %w: %q has no package.json", ErrUnresolvable, ErrLocalSource, dir)
+	}
+	// A missing npm is the environment's failure, not the directory's
+	// (which is checked first): hosttool.ErrMissing, naming npm (exit 3).
+	npm, err = hosttool.Look(npm, "apt-get install -y npm, or run scripts/setup.sh")
+	if err != nil {
+		return nil, "", err
 	}
 	tmp, err := os.MkdirTemp("", "dshaudit-pack-")
 	if err != nil {
