@@ -104,3 +104,18 @@ func TestStaticJSONMatchesSchema(t *testing.T) {
 	_, out, _ = runStaticCLI(t, "absent-pkg", "--registry", srv.URL, "--json")
 	decodeStatic(t, out)
 }
+
+// image build --json needs the network and a full build, so its object's
+// shape is checked here from the type it is encoded from (the end-to-end
+// build tests exercise the values).
+func TestImageBuildResultShapeMatchesSchema(t *testing.T) {
+	r := imageBuildResult{MediaType: ImageBuildMediaType, SchemaVersion: 1,
+		Ref: "localhost/dsh-sandbox:0.1.0-rc.8@sha256:" + strings.Repeat("a", 64), Name: "localhost/dsh-sandbox:0.1.0-rc.8",
+		Digest: "sha256:" + strings.Repeat("a", 64), Loaded: true, OCILayout: "/tmp/l", OCIArchive: "/tmp/a.tar", CacheLayout: "/c",
+		Cached: true, Size: 1, UncompressedSize: 2, Seconds: 1.5}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schematest.Validate(t, "image-build-result", b)
+}
