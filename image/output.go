@@ -19,7 +19,7 @@ import (
 	"github.com/dshaudit/dshaudit/internal/hosttool"
 )
 
-// SPEC.md "Sandbox image", outputs.
+// DESIGN.md "Sandbox image", outputs.
 
 // WriteLayout writes img as a fresh OCI image layout at dir (which must not
 // exist or be empty), its index entry annotated with name as

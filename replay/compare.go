@@ -16,8 +16,15 @@ import (
 // COULD-NOT-RUN.
 type Outcome string
 
-// Text is the outcome as the text output shows it.
-func (o Outcome) Text() string { return strings.ToUpper(string(o)) }
+// Text is the outcome as the text output shows it; a value that is not
+// one of the outcomes (read from someone else's JSON) is shown as it is.
+func (o Outcome) Text() string {
+	switch o {
+	case Reproduced, Different, CouldNotRun:
+		return strings.ToUpper(string(o))
+	}
+	return string(o)
+}
 
 // Outcomes. CouldNotRun is never a plugin result: the replay itself could
 // not run (engine missing, image unavailable, registry down).

@@ -13,6 +13,8 @@ status=0
 log=$(mktemp /tmp/dshaudit-go-test.XXXXXX.log)
 
 bash scripts/setup.sh || { echo "test.sh: scripts/setup.sh failed" >&2; status=1; }
+# The report tests open the pages in a real headless Chromium.
+bash scripts/setup-chromium.sh || { echo "test.sh: scripts/setup-chromium.sh failed" >&2; status=1; }
 
 echo "== go vet"
 go vet ./... || status=1

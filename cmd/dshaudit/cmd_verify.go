@@ -15,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
+	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
@@ -35,7 +36,7 @@ type verifyOptions struct {
 	Claim   string
 	Package string
 	Jobs    int
-	// Limits bound what the reader accepts (SPEC.md "Reader limits").
+	// Limits bound what the reader accepts (SPEC.md "Reader limits and refusals").
 	Limits bundle.Limits
 }
 
@@ -63,6 +64,11 @@ not backed / claim contradicts bundle, each finding naming its line.
 Given several bundles or a directory, every *.dshaudit.tar.zst under the
 paths is verified in parallel and a summary is printed: counts by verdict
 code (compare DSHIO/T 20 Annex B) and the bundles that failed, with why.
+
+Every value from the bundle or the claim is shown escaped (control
+characters, escape sequences, bidi controls as \x1b, \u202e, …) and cut
+after --max-text characters, so none can pass for a line of the verifier's;
+tables fit --width. --json keeps every value raw and whole.
 
 Trust is explicit: give exactly one of --key (a public key) or
 --trusted-root (a Sigstore trusted_root.json, for keyless bundles, with an
@@ -100,20 +106,11 @@ Exit codes:
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Key, "key", "", "trust this public key (PEM), for key-signed bundles")
-	f.StringVar(&o.TrustedRoot, "trusted-root", "", "trust this Sigstore trusted_root.json, for keyless bundles")
-	f.StringVar(&o.Identity, "certificate-identity", "", "keyless: the exact certificate identity (SAN)")
-	f.StringVar(&o.IdentityRegexp, "certificate-identity-regexp", "", "keyless: a regexp the certificate identity must match")
-	f.StringVar(&o.OIDCIssuer, "certificate-oidc-issuer", "", "keyless: the exact OIDC issuer")
-	f.StringVar(&o.OIDCIssuerRegexp, "certificate-oidc-issuer-regexp", "", "keyless: a regexp the OIDC issuer must match")
-	f.BoolVar(&o.InsecureAnyIdentity, "insecure-any-identity", false, "keyless: accept any identity the trusted root certifies (unsafe)")
+	o.registerTrust(f)
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+verify.ResultMediaType+")")
 	f.StringVar(&o.Claim, "claim", "", "check the declarations of conformity in this README, text or package tarball")
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
-	o.Limits = bundle.DefaultLimits()
-	f.IntVar(&o.Limits.MaxEntries, "max-entries", o.Limits.MaxEntries, "refuse a bundle with more archive entries")
-	f.Int64Var(&o.Limits.MaxEntrySize, "max-entry-size", o.Limits.MaxEntrySize, "refuse an entry larger than this many bytes")
-	f.Int64Var(&o.Limits.MaxTotal, "max-total", o.Limits.MaxTotal, "refuse a bundle whose entries total more bytes")
+	o.registerLimits(f)
 	f.IntVar(&o.Jobs, "jobs", 0, "with many bundles: how many to verify at once (default: number of CPUs)")
 	return c
 }
@@ -160,8 +157,8 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	if o.Limits.MaxEntries < 1 || o.Limits.MaxEntrySize < 1 || o.Limits.MaxTotal < 1 {
-		return fmt.Errorf("%w: --max-entries, --max-entry-size and --max-total must be positive", ErrUsage)
+	if err := o.checkLimits(); err != nil {
+		return err
 	}
 	opts := verify.Options{Policy: pol, Limits: o.Limits}
 	paths, err := verify.Expand(o.Bundles)
@@ -217,9 +214,10 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 			return err
 		}
 	} else {
-		printVerifyReport(s.Out, rep)
+		st := s.style()
+		printVerifyReport(s.Out, st, rep)
 		if cr != nil {
-			printClaim(s.Out, o.Claim, cr)
+			printClaim(s.Out, st, o.Claim, cr)
 		}
 	}
 	if !rep.OK() || (cr != nil && cr.Outcome != claim.Backed) {
@@ -244,28 +242,7 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 			return err
 		}
 	} else {
-		for _, it := range items {
-			switch {
-			case it.Report == nil:
-				fmt.Fprintf(s.Out, "%-17s %s: %s\n", "unreadable", it.Path, it.Error)
-			default:
-				v := it.Report.DerivedVerdict
-				if !it.Report.Dynamic {
-					v = "static_only"
-				}
-				fmt.Fprintf(s.Out, "%-17s %s  %s %s\n", it.Report.Status.Text(), it.Path, it.Report.PackageID(), v)
-			}
-		}
-		fmt.Fprintf(s.Out, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
-		for _, v := range slices.Sorted(maps.Keys(sum.ByVerdict)) {
-			fmt.Fprintf(s.Out, "  %-28s %d\n", v, sum.ByVerdict[v])
-		}
-		if len(sum.Failed) > 0 {
-			fmt.Fprintf(s.Out, "failed (%d):\n", len(sum.Failed))
-			for _, f := range sum.Failed {
-				fmt.Fprintf(s.Out, "  %s: %s: %s\n", f.Path, verify.Status(f.Status).Text(), f.Why)
-			}
-		}
+		printVerifySummary(s.Out, s.style(), items, sum)
 	}
 	if cmd.Context().Err() != nil {
 		return cmd.Context().Err()
@@ -276,6 +253,34 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 	return nil
 }
 
+// printVerifySummary prints one row per bundle, the counts by verdict and
+// the bundles that failed, every bundle value escaped and bounded.
+func printVerifySummary(w io.Writer, st termtext.Style, items []verify.Item, sum verify.Summary) {
+	tb := termtext.NewTable("", "STATUS", "VERDICT", "PACKAGE", "BUNDLE")
+	for _, it := range items {
+		if it.Report == nil {
+			tb.Row("unreadable", "-", "-", it.Path+": "+it.Error)
+			continue
+		}
+		v := it.Report.DerivedVerdict
+		if !it.Report.Dynamic {
+			v = "static_only"
+		}
+		tb.Row(it.Report.Status.Text(), dash(v), it.Report.PackageID(), it.Path)
+	}
+	tb.Write(w, st.Width)
+	fmt.Fprintf(w, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
+	for _, v := range slices.Sorted(maps.Keys(sum.ByVerdict)) {
+		fmt.Fprintf(w, "  %-28s %d\n", st.Field(v), sum.ByVerdict[v])
+	}
+	if len(sum.Failed) > 0 {
+		fmt.Fprintf(w, "failed (%d):\n", len(sum.Failed))
+		for _, f := range sum.Failed {
+			fmt.Fprintf(w, "  %s\n", st.Field(fmt.Sprintf("%s: %s: %s", f.Path, verify.Status(f.Status).Text(), f.Why)))
+		}
+	}
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -283,68 +288,70 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func printClaim(w io.Writer, name string, r *claim.Result) {
-	fmt.Fprintf(w, "claim:        %s: %d declaration(s)\n", name, len(r.Declarations))
+// printClaim prints the claim check. Every value from the claim text or
+// the bundle goes through st.Field (SPEC.md "Output safety").
+func printClaim(w io.Writer, st termtext.Style, name string, r *claim.Result) {
+	fmt.Fprintf(w, "claim:        %s: %d declaration(s)\n", st.Field(name), len(r.Declarations))
 	for _, d := range r.Declarations {
-		fmt.Fprintf(w, "  line %d: %s (baseline DSH %s, %s) tested %s\n", d.Line, d.Standard, d.Baseline, d.Scope, orNone(d.Tested))
+		fmt.Fprintf(w, "  line %d: %s\n", d.Line, st.Field(fmt.Sprintf("%s (baseline DSH %s, %s) tested %s", d.Standard, d.Baseline, d.Scope, orNone(d.Tested))))
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  %s\n", f)
+		fmt.Fprintf(w, "  %s\n", st.Field(f.String()))
 		if f.Text != "" {
-			fmt.Fprintf(w, "      > %s\n", f.Text)
+			fmt.Fprintf(w, "      > %s\n", st.Field(f.Text))
 		}
 	}
 	fmt.Fprintf(w, "CLAIM: %s\n", r.Outcome.Text())
 }
 
-func printVerifyReport(w io.Writer, r *verify.Report) {
-	fmt.Fprintf(w, "bundle:       %s (%s)\n", r.Bundle, r.BundleSHA256)
+// printVerifyReport prints the result for a person. Every value read from
+// the bundle is escaped and bounded (st.Field, termtext.Table), so no
+// bundle text can start a line of its own: the RESULT line is always the
+// verifier's (SPEC.md "Output safety").
+func printVerifyReport(w io.Writer, st termtext.Style, r *verify.Report) {
+	fmt.Fprintf(w, "bundle:       %s (%s)\n", st.Field(r.Bundle), r.BundleSHA256)
 	if p := r.PackageID(); p != "" {
-		fmt.Fprintf(w, "package:      %s\n", p)
+		fmt.Fprintf(w, "package:      %s\n", st.Field(p))
 	}
 	if r.Signer != "" {
-		fmt.Fprintf(w, "signer:       %s\n", r.Signer)
+		fmt.Fprintf(w, "signer:       %s\n", st.Field(r.Signer))
 	}
 	if r.Fingerprint != "" {
-		fmt.Fprintf(w, "fingerprint:  %s\n", r.Fingerprint)
+		fmt.Fprintf(w, "fingerprint:  %s\n", st.Field(r.Fingerprint))
 	}
 	if r.TestDate != "" {
-		fmt.Fprintf(w, "tested:       %s (baseline %s)\n", r.TestDate, r.Baseline)
+		fmt.Fprintf(w, "tested:       %s\n", st.Field(fmt.Sprintf("%s (baseline %s)", r.TestDate, r.Baseline)))
 	}
 	if r.ConformingStatic != nil {
 		fmt.Fprintf(w, "T0:           conforming_static=%v\n", *r.ConformingStatic)
 	}
 	for _, rp := range r.Repetitions {
-		fmt.Fprintf(w, "repetition %d: %s\n", rp.Index, rp.Verdict)
-		for _, st := range rp.Stages {
-			line := fmt.Sprintf("  %-3s %-13s", st.Stage, st.DerivedStatus)
-			if st.DerivedVerdict != "" {
-				line += " " + st.DerivedVerdict
+		fmt.Fprintf(w, "repetition %d: %s\n", rp.Index, st.Field(rp.Verdict))
+		tb := termtext.NewTable("  ", "STAGE", "STATUS", "VERDICT", "EXIT", "DURATION", "FIRST ERROR")
+		for _, sv := range rp.Stages {
+			exit, dur := "-", "-"
+			if sv.ExitCode != nil {
+				exit, dur = fmt.Sprint(*sv.ExitCode), fmt.Sprintf("%dms", sv.DurationMS)
 			}
-			if st.ExitCode != nil {
-				line += fmt.Sprintf("  exit=%d  %dms", *st.ExitCode, st.DurationMS)
-			}
-			if st.FirstError != "" {
-				line += "  first_error: " + st.FirstError
-			}
-			fmt.Fprintln(w, line)
+			tb.Row(sv.Stage, sv.DerivedStatus, dash(sv.DerivedVerdict), exit, dur, dash(sv.FirstError))
 		}
+		tb.Write(w, st.Width)
 	}
 	if r.Dynamic {
-		fmt.Fprintf(w, "verdict:      claimed %s, re-derived %s\n", orNone(r.ClaimedVerdict), orNone(r.DerivedVerdict))
+		fmt.Fprintf(w, "verdict:      claimed %s, re-derived %s\n", st.Field(orNone(r.ClaimedVerdict)), orNone(r.DerivedVerdict))
 	}
 	for _, d := range r.Deviations {
-		fmt.Fprintf(w, "deviation:    %s\n", d)
+		fmt.Fprintf(w, "deviation:    %s\n", st.Field(d))
 	}
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(w, "findings (%d):\n", len(r.Findings))
 		for _, f := range r.Findings {
-			fmt.Fprintf(w, "  %s\n", f)
+			fmt.Fprintf(w, "  %s\n", st.Field(f.String()))
 		}
 	}
 	usable := "yes"
 	if !r.Usable {
-		usable = "no (" + strings.Join(r.NotUsable, "; ") + ")"
+		usable = "no (" + st.Field(strings.Join(r.NotUsable, "; ")) + ")"
 	}
 	fmt.Fprintf(w, "usable for certification: %s\n", usable)
 	fmt.Fprintf(w, "RESULT: %s\n", r.Status.Text())
@@ -353,6 +360,13 @@ func printVerifyReport(w io.Writer, r *verify.Report) {
 func orNone(s string) string {
 	if s == "" {
 		return "(none)"
+	}
+	return s
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
 	}
 	return s
 }

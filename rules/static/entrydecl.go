@@ -10,7 +10,7 @@ import (
 // options lives in the dsh package's dependency tree: the EntryOptions
 // interface of @deepseek-ai/cordis-plugin-loader, the loader that reads
 // the entries of a patch list. dsh 0.1.0-rc.8 has no
-// --dump-config-schema; this declaration, shipped in the sandbox image,
+// option printing an entry schema; this declaration, shipped in the sandbox image,
 // is the entry definition it uses. SPEC.md "5.1.6 Optional entry fields".
 const EntryDeclarationPath = "@deepseek-ai/cordis-plugin-loader/lib/types/config/entry.d.ts"
 

@@ -104,8 +104,7 @@ var drivePath = regexp.MustCompile(`^[A-Za-z]:`)
 // (ErrPatchPathInvalid) an empty or over-long value, invalid UTF-8, NUL,
 // backslashes, absolute and Windows drive paths, any ".." segment (even
 // one that would clean back inside the root) and a path naming a
-// directory. SPEC.md "Patch file: CDN first, tarball fallback as a
-// variable condition".
+// directory. SPEC.md "Inputs" (T0 static check, rule 4).
 func CleanPatchPath(raw string) (string, error) {
 	bad := func(why string) (string, error) {
 		return "", fmt.Errorf("%w: %s %s", ErrPatchPathInvalid, quote(raw), why)
