@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/schematest"
 	"github.com/dshaudit/dshaudit/runner"
 	"github.com/dshaudit/dshaudit/verify"
@@ -118,4 +119,33 @@ func TestImageBuildResultShapeMatchesSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	schematest.Validate(t, "image-build-result", b)
+}
+
+// Every test vector's manifest that decodes is valid against
+// schema/manifest.schema.json (the canonical encoding is stricter).
+func TestVectorManifestsMatchSchema(t *testing.T) {
+	vecs, err := filepath.Glob(vecDir + "*" + runner.BundleSuffix)
+	if err != nil || len(vecs) < 10 {
+		t.Fatalf("test vectors: %v %v", vecs, err)
+	}
+	checked := 0
+	for _, v := range vecs {
+		f, err := os.Open(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		arc, err := bundle.Read(f, bundle.DefaultLimits())
+		f.Close()
+		if err != nil {
+			continue // a broken vector the reader refuses
+		}
+		if _, err := bundle.DecodeManifest(arc.RawManifest); err != nil {
+			continue // a broken vector whose manifest is refused
+		}
+		schematest.Validate(t, "manifest", arc.RawManifest)
+		checked++
+	}
+	if checked < 10 {
+		t.Errorf("only %d manifests checked", checked)
+	}
 }
