@@ -53,7 +53,8 @@ func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
 	m.Static.Evidence = map[string]string{}
 	m.Static.PatchFetchError = in.Static.PatchFetchError
 	m.Static.InstalledSize = in.Static.InstalledSize
-	for role, b := range map[string][]byte{RoleMetadata: in.Static.Metadata, RolePatch: in.Static.Patch, RoleREADME: in.Static.README, RoleSchema: in.Static.Schema} {
+	for role, b := range map[string][]byte{RoleMetadata: in.Static.Metadata, RolePatch: in.Static.Patch, RoleREADME: in.Static.README, RoleSchema: in.Static.Schema,
+		RoleEntryDeclaration: in.Static.EntryDeclaration} {
 		if b != nil {
 			p := StaticPath(role)
 			files[p] = b

@@ -58,13 +58,14 @@ func Derive(m *bundle.Manifest, files map[string][]byte) (Derived, []Problem) {
 	// T0 (DSHIO/T 20 5, 12.1).
 	ev := m.Static.Evidence
 	in := static.Input{
-		PackageJSON:     get(ev[RoleMetadata], "static.evidence.metadata", "DSHIO/T 20 12.1", false),
-		Patch:           get(ev[RolePatch], "static.evidence.patch", "DSHIO/T 20 12.1", false),
-		PatchFetchError: m.Static.PatchFetchError,
-		README:          get(ev[RoleREADME], "static.evidence.readme", "DSHIO/T 10 5.5.3", false),
-		EntrySchema:     get(ev[RoleSchema], "static.evidence.schema", "DSHIO/T 10 5.1.6", false),
-		Baseline:        m.Baseline,
-		InstalledSize:   m.Static.InstalledSize,
+		PackageJSON:      get(ev[RoleMetadata], "static.evidence.metadata", "DSHIO/T 20 12.1", false),
+		Patch:            get(ev[RolePatch], "static.evidence.patch", "DSHIO/T 20 12.1", false),
+		PatchFetchError:  m.Static.PatchFetchError,
+		README:           get(ev[RoleREADME], "static.evidence.readme", "DSHIO/T 10 5.5.3", false),
+		EntrySchema:      get(ev[RoleSchema], "static.evidence.schema", "DSHIO/T 10 5.1.6", false),
+		EntryDeclaration: get(ev[RoleEntryDeclaration], "static.evidence.entry_declaration", "DSHIO/T 10 5.1.6", false),
+		Baseline:         m.Baseline,
+		InstalledSize:    m.Static.InstalledSize,
 	}
 	d.Static = static.Check(in)
 

@@ -36,6 +36,9 @@ type StaticInput struct {
 	PatchFetchError string
 	README          []byte
 	Schema          []byte
+	// EntryDeclaration is the EntryOptions declaration read from the dsh
+	// in the image (static.EntryDeclarationPath), nil if not had.
+	EntryDeclaration []byte
 	// InstalledSize is the plugin's installed size after T1, -1 if unknown.
 	InstalledSize int64
 }

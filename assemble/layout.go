@@ -17,6 +17,9 @@ const (
 	RolePatch    = "patch"
 	RoleREADME   = "readme"
 	RoleSchema   = "schema"
+	// RoleEntryDeclaration is the TypeScript declaration of a patch
+	// entry's options in the image's dsh (clause 5.1.6).
+	RoleEntryDeclaration = "entry_declaration"
 
 	RoleDSHVersion  = "dsh_version"
 	RoleNodeVersion = "node_version"
@@ -34,6 +37,8 @@ func StaticPath(role string) string {
 		return "static/README"
 	case RoleSchema:
 		return "static/entry-schema.json"
+	case RoleEntryDeclaration:
+		return "static/entry-options.d.ts"
 	}
 	return "static/" + role
 }

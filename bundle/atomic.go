@@ -9,11 +9,6 @@ import (
 	"path/filepath"
 )
 
-// WriteFileAtomic is WriteFileAtomicContext without cancellation.
-func WriteFileAtomic(path string, write func(io.Writer) error) error {
-	return WriteFileAtomicContext(context.Background(), path, write)
-}
-
 // WriteFileAtomicContext creates path with what write writes, so that
 // path either keeps its old state or holds the complete new content,
 // never a part of it: write goes to a temporary file in the same

@@ -27,7 +27,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.tar.zst")
 	c := sampleContents(t)
-	if err := WriteFileAtomic(path, func(w io.Writer) error { return Write(w, c) }); err != nil {
+	if err := WriteFileAtomicContext(context.Background(), path, func(w io.Writer) error { return Write(w, c) }); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
@@ -49,7 +49,7 @@ func TestWriteFileAtomicLeavesNothingOnError(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.tar.zst")
 	boom := errors.New("boom")
-	err := WriteFileAtomic(path, func(w io.Writer) error {
+	err := WriteFileAtomicContext(context.Background(), path, func(w io.Writer) error {
 		w.Write([]byte("half a bundle"))
 		return boom
 	})
@@ -60,10 +60,10 @@ func TestWriteFileAtomicLeavesNothingOnError(t *testing.T) {
 		t.Errorf("directory holds %q after a failed write", names)
 	}
 
-	// A failing Write (refused contents) through WriteFileAtomic.
+	// A failing Write (refused contents) through WriteFileAtomicContext.
 	c := sampleContents(t)
 	c.Files["unlisted"] = []byte("x")
-	if err := WriteFileAtomic(path, func(w io.Writer) error { return Write(w, c) }); !errors.Is(err, ErrContentsMismatch) {
+	if err := WriteFileAtomicContext(context.Background(), path, func(w io.Writer) error { return Write(w, c) }); !errors.Is(err, ErrContentsMismatch) {
 		t.Fatalf("err = %v", err)
 	}
 	if names := dirNames(t, dir); len(names) != 0 {
@@ -77,7 +77,7 @@ func TestWriteFileAtomicKeepsOldFileOnError(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := WriteFileAtomic(path, func(w io.Writer) error {
+	err := WriteFileAtomicContext(context.Background(), path, func(w io.Writer) error {
 		w.Write([]byte("new but broken"))
 		return errors.New("boom")
 	})
@@ -127,7 +127,7 @@ func TestWriteFileAtomicCancel(t *testing.T) {
 
 func TestWriteFileAtomicNoDir(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "missing", "out")
-	if err := WriteFileAtomic(path, func(w io.Writer) error { return nil }); !errors.Is(err, os.ErrNotExist) {
+	if err := WriteFileAtomicContext(context.Background(), path, func(w io.Writer) error { return nil }); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("err = %v, want ErrNotExist", err)
 	}
 }

@@ -91,7 +91,7 @@ func evidenceFiles(b testing.TB, total int) map[string][]byte {
 
 func benchContents(b *testing.B, total int) (Contents, int64) {
 	files := evidenceFiles(b, total)
-	m := NewManifest()
+	m := newManifest()
 	m.Files = FileList(files)
 	raw, err := EncodeManifest(m)
 	if err != nil {

@@ -15,7 +15,7 @@ func Example() {
 	if err := b.Add("r1/t1/stdout", []byte("Packages: +1\n")); err != nil {
 		panic(err)
 	}
-	m := bundle.NewManifest()
+	m := &bundle.Manifest{MediaType: bundle.ManifestMediaType, SchemaVersion: bundle.SchemaVersion}
 	m.Files = b.Files()
 	raw, err := bundle.EncodeManifest(m)
 	if err != nil {

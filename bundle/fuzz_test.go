@@ -126,7 +126,7 @@ func FuzzDecodeManifest(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	empty, _ := EncodeManifest(NewManifest())
+	empty, _ := EncodeManifest(newManifest())
 	f.Add(good)
 	f.Add(empty)
 	f.Add(compactBytes(good))

@@ -41,7 +41,7 @@ func sampleFiles(t testing.TB) map[string][]byte {
 func sampleManifest(files map[string][]byte) *Manifest {
 	exit0, exit137 := 0, 137
 	yes := true
-	m := NewManifest()
+	m := newManifest()
 	m.Tool = Tool{Name: "dshaudit", Version: "0.1.0"}
 	m.Standards = []string{"DSHIO/T 10—2026", "DSHIO/T 20—2026", "DSHIO/T 21—2026"}
 	m.Subject = Subject{Name: "dsh-plugin-hello", Version: "1.0.0", Spec: "dsh-plugin-hello@1.0.0", Source: "registry",
@@ -152,7 +152,7 @@ func compress(t testing.TB, tarBytes []byte) []byte {
 // archives whose evidence does not matter.
 func validManifestEntry(t testing.TB) rawEntry {
 	t.Helper()
-	raw, err := EncodeManifest(NewManifest())
+	raw, err := EncodeManifest(newManifest())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,4 +161,12 @@ func validManifestEntry(t testing.TB) rawEntry {
 
 func zstdNewWriterWindow(w io.Writer, window int) (*zstd.Encoder, error) {
 	return zstd.NewWriter(w, zstd.WithWindowSize(window), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
+}
+
+// newManifest returns a Manifest with MediaType and SchemaVersion set and
+// every list and map empty rather than nil.
+func newManifest() *Manifest {
+	m := &Manifest{MediaType: ManifestMediaType, SchemaVersion: SchemaVersion}
+	c := canonical(m)
+	return &c
 }

@@ -10,14 +10,6 @@ import (
 	"strings"
 )
 
-// NewManifest returns a Manifest with MediaType and SchemaVersion set and
-// every list and map empty rather than nil.
-func NewManifest() *Manifest {
-	m := &Manifest{MediaType: ManifestMediaType, SchemaVersion: SchemaVersion}
-	c := canonical(m)
-	return &c
-}
-
 // EncodeManifest returns the canonical encoding of m (SPEC.md "Canonical
 // manifest encoding"): encoding/json without HTML escaping, two-space
 // indent, a trailing newline, Files sorted by path, nil lists and maps

@@ -90,8 +90,8 @@ func TestManifestRoundTrip(t *testing.T) {
 	if err != nil || !bytes.Equal(again, raw) {
 		t.Errorf("re-encoding differs (err %v)", err)
 	}
-	// NewManifest alone is a valid (empty) manifest.
-	if _, err := EncodeManifest(NewManifest()); err != nil {
+	// newManifest alone is a valid (empty) manifest.
+	if _, err := EncodeManifest(newManifest()); err != nil {
 		t.Errorf("empty manifest: %v", err)
 	}
 }
@@ -211,7 +211,7 @@ func TestDecodeManifestRefuses(t *testing.T) {
 // map the encoding always writes is refused: [] and {} are the one byte
 // form of "none" (SPEC.md "Canonical manifest encoding").
 func TestDecodeManifestRefusesNull(t *testing.T) {
-	empty, err := EncodeManifest(NewManifest())
+	empty, err := EncodeManifest(newManifest())
 	if err != nil {
 		t.Fatal(err)
 	}

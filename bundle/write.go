@@ -34,7 +34,7 @@ type Contents struct {
 // the map order. It refuses contents that Read with DefaultLimits, or
 // DecodeManifest, or CompareFiles would refuse or flag, so it never
 // writes a bundle that its own reader rejects. On error, w may hold a
-// partial bundle; use WriteFileAtomic to never leave one at a path.
+// partial bundle; use WriteFileAtomicContext to never leave one at a path.
 func Write(w io.Writer, c Contents) error {
 	m, err := DecodeManifest(c.Manifest)
 	if err != nil {

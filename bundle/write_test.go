@@ -158,7 +158,7 @@ func TestWriteRefuses(t *testing.T) {
 
 func TestWriteRefusesOverLimit(t *testing.T) {
 	big := map[string][]byte{"big": make([]byte, DefaultMaxEntrySize+1)}
-	m := NewManifest()
+	m := newManifest()
 	m.Files = FileList(big)
 	raw, err := EncodeManifest(m)
 	if err != nil {

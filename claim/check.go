@@ -22,14 +22,29 @@ const (
 	KindForbidden Kind = "forbidden"
 )
 
-// Outcome is the one-line result.
+// Outcome is the one-line result. Its JSON values are lower-kebab-case
+// like every enum value in dshaudit's JSON (SPEC.md "Result objects");
+// Text gives the text output's words ("claim contradicts bundle").
 type Outcome string
+
+// Text is the outcome as the text output words it.
+func (o Outcome) Text() string {
+	switch o {
+	case Backed:
+		return "claim backed"
+	case NotBacked:
+		return "claim not backed"
+	case Contradicts:
+		return "claim contradicts bundle"
+	}
+	return string(o)
+}
 
 // Outcomes.
 const (
-	Backed      Outcome = "claim backed"
-	NotBacked   Outcome = "claim not backed"
-	Contradicts Outcome = "claim contradicts bundle"
+	Backed      Outcome = "backed"
+	NotBacked   Outcome = "not-backed"
+	Contradicts Outcome = "contradicts"
 )
 
 // Finding is one problem with the claim, naming its line and the clause.

@@ -10,7 +10,7 @@ func FactsFromReport(r *verify.Report) Facts {
 		Verified:         r.OK(),
 		Status:           string(r.Status),
 		Standards:        r.Standards,
-		Package:          r.Package,
+		Package:          r.PackageID(),
 		Baseline:         r.Baseline,
 		TestDate:         r.TestDate,
 		Fingerprint:      r.Fingerprint,

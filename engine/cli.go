@@ -77,7 +77,8 @@ func Detect(ctx context.Context, preference string) (*CLI, error) {
 		if err == nil {
 			return c, nil
 		}
-		problems = append(problems, err.Error())
+		// Each err starts with ErrEngineMissing's text; keep only its cause.
+		problems = append(problems, strings.TrimPrefix(err.Error(), ErrEngineMissing.Error()+": "))
 	}
 	return nil, fmt.Errorf("%w: %s; install podman and runc (apt-get install -y podman runc) or start a docker daemon",
 		ErrEngineMissing, strings.Join(problems, "; "))

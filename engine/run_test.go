@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/internal/e2etest"
 	"time"
 )
 
@@ -323,18 +325,8 @@ func TestRunMissingImageIsEngineError(t *testing.T) {
 	assertGone(t, res.Container)
 }
 
-func TestObserveVersions(t *testing.T) {
-	f := base(t)
-	v, err := ObserveVersions(context.Background(), f.eng, f.image.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := (Versions{DSH: "0.1.0-rc.8", Node: "24.11.1", Pnpm: "9.15.9"}); v != want {
-		t.Errorf("versions %+v, want %+v", v, want)
-	}
-}
-
 func TestDetect(t *testing.T) {
+	e2etest.Require(t, "podman")
 	ctx := context.Background()
 	e, err := Detect(ctx, "")
 	if err != nil {

@@ -184,7 +184,14 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 		return filepath.Join(o.CacheDir, name)
 	}
 	lc := layerCache{}
-	npm := &NPM{Registry: o.Registry, Client: o.Client}
+	client := o.Client
+	if client == nil {
+		var err error
+		if client, err = NewRegistryClient(ctx); err != nil {
+			return nil, err
+		}
+	}
+	npm := &NPM{Registry: o.Registry, Client: client}
 	if o.CacheDir != "" {
 		if !o.NoCache {
 			lc.dir = filepath.Join(o.CacheDir, "layers")
@@ -614,16 +621,3 @@ func loadCachedImage(dir string) (*Result, error) {
 // RefFile is where scripts/setup.sh writes the default sandbox image's
 // NAME@sha256:… for tests and README commands to read.
 func RefFile(cacheDir string) string { return filepath.Join(cacheDir, "sandbox-image.ref") }
-
-// ReadRefFile returns the reference scripts/setup.sh recorded.
-func ReadRefFile(cacheDir string) (string, error) {
-	b, err := os.ReadFile(RefFile(cacheDir))
-	if err != nil {
-		return "", fmt.Errorf("no sandbox image recorded (run scripts/setup.sh): %w", err)
-	}
-	ref := strings.TrimSpace(string(b))
-	if !strings.Contains(ref, "@sha256:") {
-		return "", fmt.Errorf("%q holds %q, not NAME@sha256:…: %w", RefFile(cacheDir), ref, ErrBadInput)
-	}
-	return ref, nil
-}

@@ -1,8 +1,9 @@
 package image
 
 // End-to-end tests with real parts: the npm registry, pnpm, debootstrap
-// (when the cached base rootfs is missing) and podman with runc. They fail,
-// never skip, when a part is missing: run scripts/setup.sh first.
+// (when the cached base rootfs is missing) and podman with runc. They run
+// under DSHAUDIT_E2E=1 and then fail, never skip, when a part is missing:
+// run scripts/setup.sh first.
 
 import (
 	"bytes"
@@ -15,16 +16,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// testCacheDir is the cache the tests share with scripts/setup.sh, so the
-// base rootfs and downloads are made once per machine.
-func testCacheDir() string {
-	if d := os.Getenv("DSHAUDIT_CACHE"); d != "" {
-		return d
-	}
-	return DefaultCacheDir()
-}
+	"github.com/dshaudit/dshaudit/internal/e2etest"
+)
 
 type logWriter struct{ t testing.TB }
 
@@ -42,8 +36,9 @@ func (w logWriter) Write(p []byte) (int, error) {
 // second time), and requires the same manifest digest. It logs the build
 // times and the image size.
 func TestBuildTwiceSameDigest(t *testing.T) {
+	e2etest.Require(t)
 	ctx := context.Background()
-	o := Options{CacheDir: testCacheDir(), Log: logWriter{t}}
+	o := Options{CacheDir: e2etest.CacheDir(), Log: logWriter{t}}
 	t0 := time.Now()
 	r1, err := Build(ctx, o)
 	if err != nil {
@@ -89,7 +84,8 @@ func TestBuildTwiceSameDigest(t *testing.T) {
 // TestUnpublishedDshVersion: the DSHIO baseline is not published here; the
 // build says so, naming what to do.
 func TestUnpublishedDshVersion(t *testing.T) {
-	_, err := Build(context.Background(), Options{CacheDir: testCacheDir(), DshVersion: "0.2.2-rc.1", Log: logWriter{t}})
+	e2etest.Require(t)
+	_, err := Build(context.Background(), Options{CacheDir: e2etest.CacheDir(), DshVersion: "0.2.2-rc.1", Log: logWriter{t}})
 	if err == nil {
 		t.Fatal("built an unpublished dsh")
 	}
@@ -118,11 +114,9 @@ func podman(t *testing.T, args ...string) (string, error) {
 // `dsh --profile web --no-open` with no network serves and stays alive
 // 12 s (DSHIO/T 21 5.1.6).
 func TestImageRunsAndBootsInPodman(t *testing.T) {
-	if _, err := exec.LookPath("podman"); err != nil {
-		t.Fatal("podman not installed: run scripts/setup.sh")
-	}
+	e2etest.Require(t, "podman")
 	ctx := context.Background()
-	r, err := Build(ctx, Options{CacheDir: testCacheDir(), Log: logWriter{t}})
+	r, err := Build(ctx, Options{CacheDir: e2etest.CacheDir(), Log: logWriter{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,8 +198,9 @@ func head(s string, n int) string {
 // BenchmarkBuildCached measures a build whose inputs are all cached
 // (input pinning against the registry, rootfs diffID, cache lookup).
 func BenchmarkBuildCached(b *testing.B) {
+	e2etest.Require(b)
 	ctx := context.Background()
-	o := Options{CacheDir: testCacheDir()}
+	o := Options{CacheDir: e2etest.CacheDir()}
 	r, err := Build(ctx, o)
 	if err != nil {
 		b.Fatal(err)

@@ -6,35 +6,54 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/dshaudit/dshaudit/pkgsource"
 )
 
 // DESIGN.md "Sandbox image", inputs: Node, pnpm and dsh come from the npm
 // registry and are identified by their integrity strings.
 
-// DefaultRegistry is the npm registry the build reads.
-const DefaultRegistry = "https://registry.npmjs.org/"
+// DefaultRegistry is the npm registry the build reads unless --registry
+// names another. npm's configured registry is not used: the registry is an
+// input of the image's cache key.
+const DefaultRegistry = pkgsource.DefaultRegistry
 
 const (
 	maxPackumentBytes = 64 << 20
 	maxTarballBytes   = 512 << 20
+	requestTimeout    = 10 * time.Minute
 )
 
-// NPM reads package metadata and tarballs from an npm registry and caches
+// NPM reads package metadata and tarballs through pkgsource's registry
+// client (the one npm registry client; T0 uses it too) and caches
 // tarballs by integrity.
 type NPM struct {
 	Registry string       // base URL with trailing slash
-	Client   *http.Client // nil: http.DefaultClient
+	Client   *http.Client // nil: NewRegistryClient's
 	CacheDir string       // tarball cache; "" disables it
+}
+
+// NewRegistryClient is the HTTP client of the build: the system roots
+// plus npm's cafile and NODE_EXTRA_CA_CERTS, exactly as T0's client
+// (pkgsource.NewHTTPClient after pkgsource.ReadNPMConfig).
+func NewRegistryClient(ctx context.Context) (*http.Client, error) {
+	cfg, err := pkgsource.ReadNPMConfig(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("%w: npm configuration: %w", ErrRegistry, err)
+	}
+	c, err := pkgsource.NewHTTPClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRegistry, err)
+	}
+	return c, nil
 }
 
 // VersionInfo is what the registry says about one published version.
@@ -46,18 +65,6 @@ type VersionInfo struct {
 	PublishedAt time.Time
 }
 
-// Packument is the part of a registry document the build uses.
-type Packument struct {
-	Name     string `json:"name"`
-	Versions map[string]struct {
-		Dist struct {
-			Tarball   string `json:"tarball"`
-			Integrity string `json:"integrity"`
-		} `json:"dist"`
-	} `json:"versions"`
-	Time map[string]string `json:"time"`
-}
-
 func (n *NPM) client() *http.Client {
 	if n.Client != nil {
 		return n.Client
@@ -65,7 +72,7 @@ func (n *NPM) client() *http.Client {
 	return http.DefaultClient
 }
 
-func (n *NPM) registry() string {
+func (n *NPM) registry() *pkgsource.Registry {
 	r := n.Registry
 	if r == "" {
 		r = DefaultRegistry
@@ -73,62 +80,35 @@ func (n *NPM) registry() string {
 	if !strings.HasSuffix(r, "/") {
 		r += "/"
 	}
-	return r
+	return &pkgsource.Registry{Base: r, Client: n.client(), Timeout: requestTimeout,
+		Limits: pkgsource.Limits{MaxPackumentBytes: maxPackumentBytes, MaxTarballBytes: maxTarballBytes}}
 }
 
-// Packument fetches the full registry document of a package.
-func (n *NPM) Packument(ctx context.Context, name string) (*Packument, error) {
-	u := n.registry() + strings.Replace(url.PathEscape(name), "%40", "@", 1)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := n.client().Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("npm registry %s: %w: %v", n.registry(), ErrRegistry, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
-		return nil, fmt.Errorf("npm package %q: %w in %s (HTTP 404)", name, ErrVersionNotPublished, n.registry())
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("npm package %q: %w: HTTP %d from %s", name, ErrRegistry, resp.StatusCode, u)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPackumentBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("npm package %q: %w: %v", name, ErrRegistry, err)
-	}
-	if len(body) > maxPackumentBytes {
-		return nil, fmt.Errorf("npm package %q: registry document larger than %d bytes: %w", name, maxPackumentBytes, ErrRegistry)
-	}
-	var p Packument
-	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, fmt.Errorf("npm package %q: registry document: %w: %v", name, ErrRegistry, err)
-	}
-	return &p, nil
-}
-
-// Version resolves one exact version. A version the registry does not
-// serve is ErrVersionNotPublished, naming the versions it does serve.
+// Version resolves one exact version. A package or version the registry
+// does not serve is ErrVersionNotPublished, naming the versions it does
+// serve.
 func (n *NPM) Version(ctx context.Context, name, version string) (VersionInfo, error) {
-	p, err := n.Packument(ctx, name)
-	if err != nil {
-		return VersionInfo{}, err
+	reg := n.registry()
+	p, err := reg.Packument(ctx, name)
+	switch {
+	case errors.Is(err, pkgsource.ErrPackageNotFound):
+		return VersionInfo{}, fmt.Errorf("npm package %q: %w in %s: %w", name, ErrVersionNotPublished, reg.Base, err)
+	case err != nil:
+		return VersionInfo{}, fmt.Errorf("npm package %q: %w: %w", name, ErrRegistry, err)
 	}
-	v, ok := p.Versions[version]
+	raw, ok := p.Versions[version]
 	if !ok {
-		have := make([]string, 0, len(p.Versions))
-		for k := range p.Versions {
-			have = append(have, k)
-		}
-		sort.Strings(have)
+		have := p.VersionList()
 		if len(have) > 20 {
 			have = append(have[len(have)-20:], "…")
 		}
-		return VersionInfo{}, fmt.Errorf("%s@%s: %w in %s (published: %s)", name, version, ErrVersionNotPublished, n.registry(), strings.Join(have, ", "))
+		return VersionInfo{}, fmt.Errorf("%s@%s: %w in %s (published: %s)", name, version, ErrVersionNotPublished, reg.Base, strings.Join(have, ", "))
 	}
-	vi := VersionInfo{Name: name, Version: version, Tarball: v.Dist.Tarball, Integrity: v.Dist.Integrity}
+	meta, err := pkgsource.ParseVersionMeta(raw, name, version)
+	if err != nil {
+		return VersionInfo{}, fmt.Errorf("%s@%s: %w: %w", name, version, ErrRegistry, err)
+	}
+	vi := VersionInfo{Name: name, Version: version, Tarball: meta.Dist.Tarball, Integrity: meta.Dist.Integrity}
 	if !strings.HasPrefix(vi.Integrity, "sha512-") {
 		return VersionInfo{}, fmt.Errorf("%s@%s: registry gives integrity %q, want sha512-…: %w", name, version, vi.Integrity, ErrRegistry)
 	}
@@ -172,35 +152,21 @@ func (n *NPM) Fetch(ctx context.Context, vi VersionInfo, tmpDir string) (Tarball
 			return Tarball{}, err
 		}
 	}
+	body, err := n.registry().Tarball(ctx, vi.Tarball)
+	if err != nil {
+		return Tarball{}, fmt.Errorf("download %s: %w: %w", vi.Tarball, ErrRegistry, err)
+	}
 	f, err := os.CreateTemp(dir, "download-*.tgz")
 	if err != nil {
 		return Tarball{}, err
 	}
 	defer os.Remove(f.Name())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, vi.Tarball, nil)
-	if err != nil {
-		f.Close()
-		return Tarball{}, err
-	}
-	resp, err := n.client().Do(req)
-	if err != nil {
-		f.Close()
-		return Tarball{}, fmt.Errorf("download %s: %w: %v", vi.Tarball, ErrRegistry, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		f.Close()
-		return Tarball{}, fmt.Errorf("download %s: %w: HTTP %d", vi.Tarball, ErrRegistry, resp.StatusCode)
-	}
-	written, err := io.Copy(f, io.LimitReader(resp.Body, maxTarballBytes+1))
+	_, err = f.Write(body)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return Tarball{}, fmt.Errorf("download %s: %w: %v", vi.Tarball, ErrRegistry, err)
-	}
-	if written > maxTarballBytes {
-		return Tarball{}, fmt.Errorf("download %s: larger than %d bytes: %w", vi.Tarball, maxTarballBytes, ErrRegistry)
+		return Tarball{}, fmt.Errorf("download %s: %w", vi.Tarball, err)
 	}
 	tb, err := checkTarball(f.Name(), vi.Integrity, want)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 )
 
 // DESIGN.md "Sandbox image", outputs.
@@ -119,8 +121,8 @@ func Podman(ctx context.Context, args ...string) (string, error) {
 // exactly the manifest digest want. It does nothing when podman already
 // does.
 func LoadPodman(ctx context.Context, archive, refName string, want v1.Hash) error {
-	if _, err := exec.LookPath("podman"); err != nil {
-		return fmt.Errorf("%w: podman not found on PATH (run scripts/setup.sh)", ErrEngine)
+	if _, err := hosttool.Look("podman", "apt-get install -y podman runc, or run scripts/setup.sh"); err != nil {
+		return fmt.Errorf("%w: %w", ErrEngine, err)
 	}
 	if PodmanHas(ctx, refName, want) {
 		return nil

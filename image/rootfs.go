@@ -3,6 +3,7 @@ package image
 import (
 	"context"
 	"fmt"
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 	"io"
 	"io/fs"
 	"os"
@@ -87,9 +88,9 @@ func Debootstrap(ctx context.Context, dir, suite, mirror string, log io.Writer) 
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("debootstrap target %q already exists: %w", dir, ErrBadInput)
 	}
-	bin, err := exec.LookPath("debootstrap")
+	bin, err := hosttool.Look("debootstrap", "apt-get install -y debootstrap, or run scripts/setup.sh")
 	if err != nil {
-		return fmt.Errorf("debootstrap not found on PATH (apt-get install -y debootstrap, or run scripts/setup.sh): %w", ErrBadInput)
+		return err
 	}
 	partial := dir + ".partial"
 	if err := os.RemoveAll(partial); err != nil {

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/dshaudit/dshaudit/internal/hosttool"
+	"github.com/dshaudit/dshaudit/rules/static"
 	"net/http"
 	"os"
 	"time"
@@ -132,7 +135,9 @@ func Fetch(ctx context.Context, spec Spec, opts Options) (*Fetched, error) {
 		return fetchLocal(spec, tgz, opts, Condition{Name: "local_source", Value: "tarball " + spec.Path})
 	case SourceLocalDir:
 		tgz, npmVersion, err := PackDir(ctx, opts.NPM, spec.Path, opts.Limits)
-		if err != nil {
+		if errors.Is(err, hosttool.ErrMissing) {
+			return nil, err // the environment's failure, not T0's
+		} else if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrUnresolvable, err)
 		}
 		return fetchLocal(spec, tgz, opts, Condition{Name: "local_source", Value: fmt.Sprintf("directory %s packed with npm pack --ignore-scripts (npm %s)", spec.Path, npmVersion)})
@@ -302,9 +307,9 @@ func (f *Fetched) declarePatch() {
 		return
 	}
 	f.PatchDeclared = decl
-	p, err := NormalizePatchPath(decl)
+	p, err := static.CleanPatchPath(decl)
 	if err != nil {
-		f.PatchFetchError = err.Error()
+		f.PatchFetchError = fmt.Errorf("%w: dsh.bundle.patch: %w", ErrBadPatchPath, err).Error()
 		return
 	}
 	f.PatchPath = p

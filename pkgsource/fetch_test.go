@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 )
 
 // fakeRegistry serves packuments and tarballs by escaped path; a fake for
@@ -394,5 +396,19 @@ func TestFetchOversizeCDNAnswerIsRefused(t *testing.T) {
 	}
 	if !strings.Contains(condValue(f, "patch_source"), "no CDN served the file") {
 		t.Errorf("patch_source = %q", condValue(f, "patch_source"))
+	}
+}
+
+// A local directory without npm to pack it: hosttool.ErrMissing naming
+// npm, not ErrUnresolvable or ErrLocalSource (the directory is fine).
+func TestFetchLocalDirWithoutNPM(t *testing.T) {
+	noNPM := filepath.Join(t.TempDir(), "npm")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"x","version":"1.0.0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Fetch(context.Background(), mustSpec(t, dir), Options{NPM: noNPM, NPMConfig: &NPMConfig{Registry: DefaultRegistry}})
+	if !errors.Is(err, hosttool.ErrMissing) || errors.Is(err, ErrUnresolvable) || errors.Is(err, ErrLocalSource) || !strings.Contains(err.Error(), noNPM) {
+		t.Errorf("got %v, want hosttool.ErrMissing naming %s only", err, noNPM)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 )
 
 // readLocalTarball reads a local package tarball with the tarball limit.
@@ -63,6 +65,12 @@ func PackDir(ctx context.Context, npm, dir string, lim Limits) (tgz []byte, npmV
 	}
 	if _, err := os.Stat(filepath.Join(abs, "package.json")); err != nil {
 		return nil, "", fmt.Errorf("%w: %w: %q has no package.json", ErrUnresolvable, ErrLocalSource, dir)
+	}
+	// A missing npm is the environment's failure, not the directory's
+	// (which is checked first): hosttool.ErrMissing, naming npm (exit 3).
+	npm, err = hosttool.Look(npm, "apt-get install -y npm, or run scripts/setup.sh")
+	if err != nil {
+		return nil, "", err
 	}
 	tmp, err := os.MkdirTemp("", "dshaudit-pack-")
 	if err != nil {

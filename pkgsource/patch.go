@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"path"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -63,44 +61,6 @@ func DeclaredPatch(pkgJSON []byte) (value string, ok bool, why string) {
 		return "", false, "dsh.bundle.patch is empty"
 	}
 	return s, true, ""
-}
-
-var driveRe = regexp.MustCompile(`^[A-Za-z]:`)
-
-// NormalizePatchPath turns a dsh.bundle.patch value into a path relative
-// to the package root: leading "./" are stripped (as DSHIO/T 10 5.3.1
-// compares), and absolute paths, "..", backslashes and NUL are refused,
-// since the value comes from a possibly hostile package.json.
-func NormalizePatchPath(p string) (string, error) {
-	bad := func(why string) (string, error) {
-		return "", fmt.Errorf("%w: dsh.bundle.patch %q: %s", ErrBadPatchPath, p, why)
-	}
-	switch {
-	case p == "":
-		return bad("empty")
-	case len(p) > 1024:
-		return bad("longer than 1024 bytes")
-	case strings.ContainsRune(p, 0):
-		return bad("contains NUL")
-	case strings.Contains(p, `\`):
-		return bad(`contains a backslash; package paths use "/"`)
-	case strings.HasPrefix(p, "/") || driveRe.MatchString(p):
-		return bad("absolute path; expected a path relative to the package root")
-	}
-	rest := p
-	for strings.HasPrefix(rest, "./") {
-		rest = strings.TrimLeft(strings.TrimPrefix(rest, "./"), "/")
-	}
-	for _, seg := range strings.Split(rest, "/") {
-		if seg == ".." {
-			return bad(`".." leaves or re-enters the package root`)
-		}
-	}
-	clean := path.Clean(rest)
-	if clean == "." || clean == "" || strings.HasSuffix(rest, "/") {
-		return bad("names a directory, not a file")
-	}
-	return clean, nil
 }
 
 // expandCDN fills a CDN template.

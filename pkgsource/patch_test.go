@@ -1,48 +1,9 @@
 package pkgsource
 
 import (
-	"errors"
 	"strings"
 	"testing"
 )
-
-func TestNormalizePatchPath(t *testing.T) {
-	ok := map[string]string{
-		"./cordis.patch.yml":   "cordis.patch.yml",
-		"cordis.patch.yml":     "cordis.patch.yml",
-		"././config/patch.yml": "config/patch.yml",
-		".//config//a.yml":     "config/a.yml",
-		"config/./patch.yml":   "config/patch.yml",
-		"dir with space/p.yml": "dir with space/p.yml",
-	}
-	for in, want := range ok {
-		got, err := NormalizePatchPath(in)
-		if err != nil || got != want {
-			t.Errorf("NormalizePatchPath(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	bad := map[string]string{
-		"":                        "empty",
-		"../outside.yml":          `".."`,
-		"./../outside.yml":        `".."`,
-		"a/../../b.yml":           `".."`,
-		"a/../b.yml":              `".."`,
-		"/etc/passwd":             "absolute",
-		"C:/x.yml":                "absolute",
-		`.\patch.yml`:             "backslash",
-		"a\x00b":                  "NUL",
-		"./":                      "directory",
-		"config/":                 "directory",
-		".":                       "directory",
-		strings.Repeat("a", 1025): "1024",
-	}
-	for in, msg := range bad {
-		_, err := NormalizePatchPath(in)
-		if !errors.Is(err, ErrBadPatchPath) || !strings.Contains(err.Error(), msg) {
-			t.Errorf("NormalizePatchPath(%q) = %v; want ErrBadPatchPath mentioning %q", in, err, msg)
-		}
-	}
-}
 
 func TestDeclaredPatch(t *testing.T) {
 	cases := []struct {

@@ -1,8 +1,8 @@
 package pkgsource
 
 // Tests against real parts: the npm registry this machine is configured
-// with, and the real npm CLI. They fail, never skip, when a part is
-// missing or unreachable.
+// with, and the real npm CLI. They run under DSHAUDIT_E2E=1 and then fail,
+// never skip, when a part is missing or unreachable.
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dshaudit/dshaudit/internal/e2etest"
 )
 
 // helloDir is the hello plugin's source, a byte copy of the project's
@@ -25,9 +27,7 @@ const helloDir = "../testdata/dsh-evidence/plugins/hello"
 
 func npmOutput(t *testing.T, args ...string) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatalf("this test needs the real npm CLI on PATH: %v", err)
-	}
+	e2etest.Require(t, "npm")
 	cmd := exec.Command("npm", args...)
 	cmd.Dir = t.TempDir()
 	var stderr bytes.Buffer
@@ -40,6 +40,7 @@ func npmOutput(t *testing.T, args ...string) []byte {
 }
 
 func TestRealRegistryIsNumber(t *testing.T) {
+	e2etest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	f, err := Fetch(ctx, mustSpec(t, "is-number@7.0.0"), Options{})
@@ -103,6 +104,7 @@ func TestRealRegistryIsNumber(t *testing.T) {
 // bytes as the verified tarball, or cannot be reached. A CDN that
 // answers something else fails the test.
 func TestRealCDNsServeTarballBytesOrAreUnreachable(t *testing.T) {
+	e2etest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	f, err := Fetch(ctx, mustSpec(t, "is-number@7.0.0"), Options{})
@@ -131,6 +133,7 @@ func TestRealCDNsServeTarballBytesOrAreUnreachable(t *testing.T) {
 }
 
 func TestRealLocalTarballAndDir(t *testing.T) {
+	e2etest.Require(t, "npm")
 	if _, err := os.Stat(filepath.Join(helloDir, "package.json")); err != nil {
 		t.Fatalf("the hello plugin source is missing: %v", err)
 	}
@@ -175,6 +178,7 @@ func TestRealLocalTarballAndDir(t *testing.T) {
 }
 
 func TestRealReadNPMConfig(t *testing.T) {
+	e2etest.Require(t, "npm")
 	cfg, err := ReadNPMConfig(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)

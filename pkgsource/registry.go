@@ -18,6 +18,8 @@ type Packument struct {
 	Name     string                     `json:"name"`
 	DistTags map[string]string          `json:"dist-tags"`
 	Versions map[string]json.RawMessage `json:"versions"`
+	// Time maps each version to its publish time (RFC 3339).
+	Time map[string]string `json:"time"`
 }
 
 // VersionList returns the published versions, sorted as strings.

@@ -10,15 +10,28 @@ import (
 	"github.com/dshaudit/dshaudit/bundle"
 )
 
-// Outcome is the overall replay result.
+// Outcome is the overall replay result. Its JSON values are
+// lower-kebab-case like every enum value in dshaudit's JSON (SPEC.md
+// "Result objects"); Text gives the text output's REPRODUCED, DIFFERENT,
+// COULD-NOT-RUN.
 type Outcome string
+
+// Text is the outcome as the text output shows it; a value that is not
+// one of the outcomes (read from someone else's JSON) is shown as it is.
+func (o Outcome) Text() string {
+	switch o {
+	case Reproduced, Different, CouldNotRun:
+		return strings.ToUpper(string(o))
+	}
+	return string(o)
+}
 
 // Outcomes. CouldNotRun is never a plugin result: the replay itself could
 // not run (engine missing, image unavailable, registry down).
 const (
-	Reproduced  Outcome = "REPRODUCED"
-	Different   Outcome = "DIFFERENT"
-	CouldNotRun Outcome = "COULD-NOT-RUN"
+	Reproduced  Outcome = "reproduced"
+	Different   Outcome = "different"
+	CouldNotRun Outcome = "could-not-run"
 )
 
 // Side is one bundle's content as the comparison needs it.

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -35,6 +34,7 @@ import (
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/e2etest/sandbox"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/replay"
 	"github.com/dshaudit/dshaudit/runner"
@@ -97,24 +97,6 @@ func (r *recordingEngine) ran() []string {
 		}
 	}
 	return out
-}
-
-// assertNoContainers checks that none of the named containers exists.
-func assertNoContainers(t *testing.T, names []string) {
-	t.Helper()
-	out, err := exec.Command("podman", "ps", "-a", "--format", "{{.Names}}").Output()
-	if err != nil {
-		t.Fatalf("podman ps -a: %v", err)
-	}
-	live := map[string]bool{}
-	for _, n := range strings.Fields(string(out)) {
-		live[n] = true
-	}
-	for _, n := range names {
-		if live[n] {
-			t.Errorf("container %s was left behind", n)
-		}
-	}
 }
 
 // fixtureVerdicts reads the dir → verdict table of testdata/plugins/README.md.
@@ -180,7 +162,7 @@ type originalOnce struct {
 // fixtureOriginal runs testdata/plugins/NAME once for the whole test
 // binary (one repetition: recorded as a repeat count deviation, which the
 // replay repeats) and returns its bundle.
-func fixtureOriginal(t *testing.T, env *e2etest.Env, name string) *original {
+func fixtureOriginal(t *testing.T, env *sandbox.Env, name string) *original {
 	t.Helper()
 	originalsMu.Lock()
 	oo := originals[name]
@@ -203,7 +185,7 @@ func fixtureOriginal(t *testing.T, env *e2etest.Env, name string) *original {
 	return oo.o
 }
 
-func runOriginal(t *testing.T, env *e2etest.Env, name, spec string) (*original, error) {
+func runOriginal(t *testing.T, env *sandbox.Env, name, spec string) (*original, error) {
 	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
 	r := runner.Runner{Engine: rec, Resolve: runner.PkgsourceResolver(pkgsource.Options{}), TempDir: tmp}
@@ -219,7 +201,7 @@ func runOriginal(t *testing.T, env *e2etest.Env, name, spec string) (*original, 
 		return nil, fmt.Errorf("write bundle: %w", err)
 	}
 	t.Logf("original %s: %s in %.1fs (%s)", name, res.Manifest.Claimed.Verdict, time.Since(start).Seconds(), w.SHA256)
-	assertNoContainers(t, rec.containers)
+	e2etest.AssertNoContainers(t, rec.containers)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		return nil, err
@@ -229,7 +211,7 @@ func runOriginal(t *testing.T, env *e2etest.Env, name, spec string) (*original, 
 }
 
 // replayOf replays o with a fresh recording engine.
-func replayOf(t *testing.T, env *e2etest.Env, o *original, src engine.Source, out string) (*replay.Result, *recordingEngine, error) {
+func replayOf(t *testing.T, env *sandbox.Env, o *original, src engine.Source, out string) (*replay.Result, *recordingEngine, error) {
 	t.Helper()
 	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
@@ -247,12 +229,12 @@ func replayOf(t *testing.T, env *e2etest.Env, o *original, src engine.Source, ou
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("replay left %d temporary directories", len(ents))
 	}
-	assertNoContainers(t, rec.containers)
+	e2etest.AssertNoContainers(t, rec.containers)
 	return res, rec, err
 }
 
 // readBundle reads and verifies the bundle at path.
-func readBundle(t *testing.T, env *e2etest.Env, path string) (*bundle.Manifest, *verify.Report) {
+func readBundle(t *testing.T, env *sandbox.Env, path string) (*bundle.Manifest, *verify.Report) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -302,7 +284,7 @@ func logComparison(t *testing.T, c *replay.Comparison) {
 // the sha256 of its file. The unstable fixture, made to behave
 // differently on the replay, is TestReplayCLIDifferent in ../cmd/dshaudit.
 func TestReplayE2EFixtures(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	verdicts := fixtureVerdicts(t)
 	for _, name := range []string{"pass", "install-failed", "config-failed", "not-registered", "boot-failed"} {
 		want, ok := verdicts[name]
@@ -392,7 +374,7 @@ func TestReplayE2EFixtures(t *testing.T) {
 // never a plugin result), the error names the digest mismatch, no
 // container ran and no bundle was written.
 func TestReplayE2EOtherDigest(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	o := fixtureOriginal(t, env, "pass")
 	img, err := random.Image(1024, 1)
 	if err != nil {
@@ -439,7 +421,7 @@ func TestReplayE2EOtherDigest(t *testing.T) {
 // replay is refused before anything runs: no image is looked at, no
 // container runs, no bundle is written.
 func TestReplayE2EEditedEvidence(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	o := fixtureOriginal(t, env, "pass")
 	raw, err := os.ReadFile(o.path)
 	if err != nil {
@@ -626,7 +608,7 @@ func TestReplayNormalisePnpmNotice(t *testing.T) {
 // the recorded one, re-runs and reproduces the original. No
 // --package-file is given.
 func TestReplayE2ERegistryPackage(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	const spec = "@deepseek-ai/dsh-base@0.1.0-rc.8"
 	o, err := runOriginal(t, env, "registry-dsh-base", spec)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dshaudit/dshaudit/internal/e2etest"
 )
 
 // The browser tests load the pages in a real headless Chromium (Debian's
@@ -29,6 +31,7 @@ var chromiumFlags = []string{
 
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	e2etest.Require(t) // a real browser: on under DSHAUDIT_E2E=1, then a missing one fails
 	if p := os.Getenv("DSHAUDIT_CHROMIUM"); p != "" {
 		return p
 	}

@@ -90,8 +90,8 @@ func header(rep *verify.Report) *Page {
 		Signer:       rep.Signer,
 		Findings:     rep.Findings,
 	}
-	p.Title = "dshaudit report: " + rep.Package
-	if rep.Package == "" || rep.Package == "@" {
+	p.Title = "dshaudit report: " + rep.PackageID()
+	if rep.PackageID() == "" {
 		p.Title = "dshaudit report: " + rep.Bundle
 	}
 	if !rep.OK() {

@@ -176,7 +176,7 @@ func hostileReplay(base string) []byte {
 		"why":     p("replaywhy"),
 		"written": map[string]any{"path": p("writtenpath"), "sha256": p("writtensha")},
 		"comparison": map[string]any{
-			"outcome": "DIFFERENT", "first_different": p("firstdifferent"), "old_verdict": p("old"), "new_verdict": p("new"),
+			"outcome": "different", "first_different": p("firstdifferent"), "old_verdict": p("old"), "new_verdict": p("new"),
 			"stages": []map[string]any{{"repetition": 1, "stage": p("rowstage"), "old_status": p("oldstatus"), "new_status": p("newstatus"),
 				"old_first_error": p("oldfe"), "new_first_error": p("newfe"), "differences": []string{p("difference")}}},
 			"diff": []string{p("diff")}, "fingerprints_equal": false, "changed_conditions": []string{p("changed")}, "normalisation": []string{p("norm")},

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/claim"
 )
 
 var verdictRe = regexp.MustCompile(`<p class="verdict[^"]*" id="verdict-code" data-verified="(true|false)">([^<]*)</p>`)
@@ -183,11 +185,11 @@ func TestClaimAndReplay(t *testing.T) {
 	in := vectorInput(t, "pass.dshaudit.tar.zst", pol)
 	p0, _ := render(t, in)
 	in.Claim = &ClaimInput{Name: "README.md", Text: []byte("# hello\n\n" + p0.Declaration)}
-	in.Replay = []byte(`{"media_type":"` + ReplayMediaType + `","outcome":"REPRODUCED","original_sha256":"` + p0.BundleSHA256 +
-		`","comparison":{"outcome":"REPRODUCED","old_verdict":"pass","new_verdict":"pass","fingerprints_equal":true,"stages":[{"repetition":1,"stage":"T1","old_status":"passed","new_status":"passed","old_exit_code":0,"new_exit_code":0,"same":true}]}}`)
+	in.Replay = []byte(`{"media_type":"` + ReplayMediaType + `","outcome":"reproduced","original_sha256":"` + p0.BundleSHA256 +
+		`","comparison":{"outcome":"reproduced","old_verdict":"pass","new_verdict":"pass","fingerprints_equal":true,"stages":[{"repetition":1,"stage":"T1","old_status":"passed","new_status":"passed","old_exit_code":0,"new_exit_code":0,"same":true}]}}`)
 	p, html := render(t, in)
 	s := string(html)
-	if p.Claim == nil || p.Claim.Result.Outcome != "claim backed" {
+	if p.Claim == nil || p.Claim.Result.Outcome != claim.Backed {
 		t.Fatalf("claim outcome %+v", p.Claim)
 	}
 	if !strings.Contains(s, `<strong>claim backed</strong>`) {

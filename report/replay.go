@@ -56,7 +56,7 @@ func replayView(raw []byte, bundleSHA256 string) (*ReplayView, error) {
 		return nil, fmt.Errorf("%w: media_type %q, want %q", ErrReplay, doc.MediaType, ReplayMediaType)
 	}
 	r := doc.Result
-	v := &ReplayView{Outcome: string(r.Outcome), Why: r.Why, OriginalSHA256: r.OriginalSHA256, ForThisBundle: r.OriginalSHA256 == bundleSHA256}
+	v := &ReplayView{Outcome: r.Outcome.Text(), Why: r.Why, OriginalSHA256: r.OriginalSHA256, ForThisBundle: r.OriginalSHA256 == bundleSHA256}
 	if r.Written != nil {
 		v.Written, v.WrittenSHA256 = r.Written.Path, r.Written.SHA256
 	}

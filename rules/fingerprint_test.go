@@ -93,32 +93,3 @@ func TestParseFingerprintReportsAll(t *testing.T) {
 		}
 	}
 }
-
-func TestCompareToBaseline(t *testing.T) {
-	tests := []struct {
-		dsh, base string
-		equal     bool
-		order     int
-		err       bool
-	}{
-		{"0.2.2-rc.1", "0.2.2-rc.1", true, 0, false},
-		{"0.1.0-rc.8", "0.2.2-rc.1", false, -1, false},
-		{"0.2.2", "0.2.2-rc.1", false, 1, false},
-		{"0.2.2-rc.1+b1", "0.2.2-rc.1", false, 0, false},
-		{"0.2.x", "0.2.2-rc.1", false, 0, true},
-		{"0.2.2-rc.1", "the 0.2.2 series", false, 0, true},
-		{"v0.2.2-rc.1", "0.2.2-rc.1", false, 0, true},
-	}
-	for _, tt := range tests {
-		c, err := CompareToBaseline(tt.dsh, tt.base)
-		if tt.err {
-			if !errors.Is(err, ErrNotExactVersion) {
-				t.Errorf("%q vs %q: err %v, want ErrNotExactVersion", tt.dsh, tt.base, err)
-			}
-			continue
-		}
-		if err != nil || c.Equal != tt.equal || c.Order != tt.order {
-			t.Errorf("%q vs %q = %+v %v, want equal %v order %d", tt.dsh, tt.base, c, err, tt.equal, tt.order)
-		}
-	}
-}

@@ -64,7 +64,7 @@ func FuzzFirstError(f *testing.F) {
 		if strings.ContainsAny(fe, "\n\r\x1b") || fe != strings.TrimSpace(fe) {
 			t.Fatalf("not one trimmed clean line: %q", fe)
 		}
-		_ = IsFatalLine(string(out))
+		_ = isFatalLine(string(out))
 		o := Observation{Stage: T4, Stdout: out, Liveness: &Liveness{AliveAtEnd: true, AliveFor: 14 * time.Second}}
 		_ = DeriveT4(o, 0)
 		_ = DeriveT2(helloSub, Observation{Stage: T2, Stdout: out})

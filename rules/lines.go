@@ -108,10 +108,10 @@ var (
 	uncaught    = regexp.MustCompile(`^Uncaught\b`)
 )
 
-// IsFatalLine reports whether one line of T4 output is a fatal error line
+// isFatalLine reports whether one line of T4 output is a fatal error line
 // (SPEC.md "T4 boot"). The line is trimmed first; informational, JSON,
 // box-drawing and progress lines are never fatal.
-func IsFatalLine(line string) bool {
+func isFatalLine(line string) bool {
 	t := strings.TrimSpace(cleanLine([]byte(line)))
 	if skippedLine(t) {
 		return false

@@ -17,7 +17,7 @@ const WebMarker = "dsh web: http://"
 // only when the process was still alive when the observer stopped it, was
 // seen alive for at least window (DefaultWindow when window <= 0), the
 // output has a line starting "dsh web: http://", and no line is a fatal
-// error line (IsFatalLine). dsh prints the marker before the plugin tree
+// error line (isFatalLine). dsh prints the marker before the plugin tree
 // loads, so the marker alone never proves a boot. A timeout or any failed
 // condition is boot_failed. The exit code of a process the observer
 // stopped is not read. SPEC.md "T4 boot".

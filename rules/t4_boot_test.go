@@ -62,7 +62,7 @@ func TestDeriveT4(t *testing.T) {
 	}
 }
 
-func TestIsFatalLine(t *testing.T) {
+func TestFatalLine(t *testing.T) {
 	fatal := []string{
 		"Error: dsh: plugin tree failed to load: x",
 		"  Error: indented",
@@ -93,13 +93,13 @@ func TestIsFatalLine(t *testing.T) {
 		"NoErrorsHere",
 	}
 	for _, l := range fatal {
-		if !IsFatalLine(l) {
-			t.Errorf("IsFatalLine(%q) = false, want true", l)
+		if !isFatalLine(l) {
+			t.Errorf("isFatalLine(%q) = false, want true", l)
 		}
 	}
 	for _, l := range notFatal {
-		if IsFatalLine(l) {
-			t.Errorf("IsFatalLine(%q) = true, want false", l)
+		if isFatalLine(l) {
+			t.Errorf("isFatalLine(%q) = true, want false", l)
 		}
 	}
 }

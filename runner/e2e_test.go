@@ -26,6 +26,7 @@ import (
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/e2etest/sandbox"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -72,7 +73,7 @@ type e2eCase struct {
 
 // runAndVerify runs c for real, writes the bundle, verifies it with
 // package verify and checks verify re-derives what the run claimed.
-func runAndVerify(t *testing.T, env *e2etest.Env, c e2eCase) (*Result, *verify.Report) {
+func runAndVerify(t *testing.T, env *sandbox.Env, c e2eCase) (*Result, *verify.Report) {
 	t.Helper()
 	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
@@ -99,7 +100,7 @@ func runAndVerify(t *testing.T, env *e2etest.Env, c e2eCase) (*Result, *verify.R
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("%s: %d temporary directories left", c.name, len(ents))
 	}
-	assertNoContainers(t, rec.names)
+	assertRanAndRemoved(t, rec.names)
 
 	raw, err := os.ReadFile(out)
 	if err != nil {
@@ -166,27 +167,6 @@ func hostCACert() string {
 	return ""
 }
 
-// assertNoContainers checks that none of the named containers exists.
-func assertNoContainers(t *testing.T, names []string) {
-	t.Helper()
-	if len(names) == 0 {
-		t.Error("no container name was recorded")
-	}
-	out, err := exec.Command("podman", "ps", "-a", "--format", "{{.Names}}").Output()
-	if err != nil {
-		t.Fatalf("podman ps -a: %v", err)
-	}
-	live := map[string]bool{}
-	for _, n := range strings.Fields(string(out)) {
-		live[n] = true
-	}
-	for _, n := range names {
-		if live[n] {
-			t.Errorf("container %s was left behind", n)
-		}
-	}
-}
-
 // verdictTable reads "| key | … | verdict | …" rows of a markdown table
 // whose header names the key column and the verdict column.
 func verdictTable(t *testing.T, path, keyCol, verdictCol string) map[string][]string {
@@ -239,7 +219,7 @@ func verdictTable(t *testing.T, path, keyCol, verdictCol string) map[string][]st
 // TestE2EFixtures runs the fixture plugins of testdata/plugins, each to
 // the verdict its README row names, with the standard two repetitions.
 func TestE2EFixtures(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	table := verdictTable(t, "../testdata/plugins/README.md", "dir", "verdict")
 	for _, dir := range []string{"pass", "install-failed", "config-failed", "not-registered", "boot-failed", "unstable"} {
 		row, ok := table[dir]
@@ -297,7 +277,7 @@ func unstableFixture(t *testing.T) string {
 // count deviation: these runs check verdicts, the fixtures above check
 // the two-repetition sequence.
 func TestE2ESharedEvidence(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	table := verdictTable(t, "../testdata/dsh-evidence/README.md", "case", "expected verdict")
 	cases := []string{"hello", "noflag", "throws", "badyaml", "noinsert", "hang", "exits"}
 	for _, name := range cases {
@@ -333,7 +313,7 @@ func TestE2ESharedEvidence(t *testing.T) {
 // leaves no bundle, no temporary file next to it, no temporary directory
 // and no container.
 func TestE2EInterrupt(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
 	outDir := t.TempDir()
@@ -364,7 +344,7 @@ func TestE2EInterrupt(t *testing.T) {
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("temporary directories left: %v", ents)
 	}
-	assertNoContainers(t, rec.names)
+	assertRanAndRemoved(t, rec.names)
 	// Every container this test's runs created had the engine's prefix.
 	out2, _ := exec.Command("podman", "ps", "-a", "--filter", "name=^"+engine.ContainerPrefix, "--format", "{{json .Names}}").Output()
 	var left []string
@@ -391,7 +371,7 @@ func TestE2EInterrupt(t *testing.T) {
 // verdict is whatever dsh gives; the test checks the path and that verify
 // re-derives the same verdicts.
 func TestE2ERegistryPackage(t *testing.T) {
-	env := e2etest.Setup(t)
+	env := sandbox.Setup(t)
 	const spec = "@deepseek-ai/dsh-base@0.1.0-rc.8"
 	rec := &recordingEngine{Engine: env.Engine}
 	r := &Runner{Engine: rec, Resolve: PkgsourceResolver(pkgsource.Options{}), TempDir: t.TempDir()}
@@ -422,5 +402,14 @@ func TestE2ERegistryPackage(t *testing.T) {
 	if !rep.OK() || rep.DerivedVerdict != m.Claimed.Verdict {
 		t.Errorf("verify: %s, claimed %s derived %s, findings %+v", rep.Status, m.Claimed.Verdict, rep.DerivedVerdict, rep.Findings)
 	}
-	assertNoContainers(t, rec.names)
+	assertRanAndRemoved(t, rec.names)
+}
+
+// assertRanAndRemoved checks that containers ran and none was left.
+func assertRanAndRemoved(t *testing.T, names []string) {
+	t.Helper()
+	if len(names) == 0 {
+		t.Error("no container name was recorded")
+	}
+	e2etest.AssertNoContainers(t, names)
 }

@@ -91,6 +91,13 @@ func (f *fakeEngine) run(ctx context.Context, spec engine.RunSpec, window time.D
 	case slices.Equal(spec.Argv, []string{"pnpm", "--version"}):
 		out("9.15.9\n")
 		return res, nil
+	case len(spec.Argv) > 2 && spec.Argv[2] == entryDeclarationScript:
+		b, err := os.ReadFile("../rules/static/testdata/cordis-plugin-loader-1.0.2-entry.d.ts")
+		if err != nil {
+			return nil, err
+		}
+		out(string(b))
+		return res, nil
 	}
 	var home string
 	for _, m := range spec.Mounts {

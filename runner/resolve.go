@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 	"github.com/dshaudit/dshaudit/pkgsource"
 )
 
@@ -28,6 +29,8 @@ func PkgsourceResolver(opts pkgsource.Options) Resolver {
 			switch {
 			case ctx.Err() != nil:
 				return nil, ctx.Err()
+			case errors.Is(err, hosttool.ErrMissing):
+				return nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
 			case errors.Is(err, pkgsource.ErrInvalidSpec), errors.Is(err, pkgsource.ErrLocalSource):
 				return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 			case errors.Is(err, pkgsource.ErrRegistryUnreachable):

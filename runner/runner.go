@@ -129,6 +129,13 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	r.report(Event{Phase: PhaseVersions, Done: true, Elapsed: now().Sub(t0), Message: fp.String()})
+	entryDecl, err := r.observeEntryDeclaration(ctx, o, img.ID)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		warn(fmt.Sprintf("clause 5.1.6 is not checkable: %v", err))
+	}
 
 	seq := sequence{
 		o: o, imageID: img.ID, installSpec: installSpec, now: now,
@@ -199,7 +206,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 		FinishedAt: finished,
 		Static: assemble.StaticInput{
 			Metadata: pkg.Metadata, Patch: pkg.Patch, PatchFetchError: pkg.PatchFetchError,
-			README: pkg.README, InstalledSize: size,
+			README: pkg.README, InstalledSize: size, EntryDeclaration: entryDecl,
 		},
 		Versions:    versions,
 		Dynamic:     true,

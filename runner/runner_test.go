@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/schematest"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
@@ -116,14 +118,25 @@ func TestRunPass(t *testing.T) {
 			t.Errorf("%s DSH_HOME %q", st, c.Env["DSH_HOME"])
 		}
 	}
-	if !slices.Equal(f.calls[3].Argv, []string{"dsh", "plugin", "--profile", "web", "add", "-w", "/pkgs/fx-plugin-1.0.0.tgz"}) {
-		t.Errorf("T1 argv %q", f.calls[3].Argv)
+	// Calls 0–2 are the version commands, 3 reads the entry declaration.
+	if !slices.Equal(f.calls[4].Argv, []string{"dsh", "plugin", "--profile", "web", "add", "-w", "/pkgs/fx-plugin-1.0.0.tgz"}) {
+		t.Errorf("T1 argv %q", f.calls[4].Argv)
 	}
-	if !slices.Equal(f.calls[6].Argv, []string{"dsh", "--profile", "web"}) {
-		t.Errorf("T4 argv %q: the verbatim command is run", f.calls[6].Argv)
+	if !slices.Equal(f.calls[7].Argv, []string{"dsh", "--profile", "web"}) {
+		t.Errorf("T4 argv %q: the verbatim command is run", f.calls[7].Argv)
+	}
+	// Clause 5.1.6 is checked against the entry declaration read from the
+	// image, recorded as evidence.
+	if p := m.Static.Evidence[assemble.RoleEntryDeclaration]; p != "static/entry-options.d.ts" || len(res.Files[p]) == 0 {
+		t.Errorf("entry declaration evidence %q (%d bytes)", p, len(res.Files[p]))
+	}
+	for _, c := range m.Static.Report.Clauses {
+		if c.Clause == "5.1.6" && c.Status != "conforming" {
+			t.Errorf("clause 5.1.6 %s: %s", c.Status, c.Message)
+		}
 	}
 	// Two repetitions use two different fresh profiles.
-	if f.calls[3].Mounts[0].Source == f.calls[7].Mounts[0].Source {
+	if f.calls[4].Mounts[0].Source == f.calls[8].Mounts[0].Source {
 		t.Error("both repetitions used the same profile directory")
 	}
 	assertEmptyDir(t, tmp)
@@ -196,8 +209,8 @@ func TestRunDeviationsItemByItem(t *testing.T) {
 			t.Errorf("deviation %+v is not complete (DSHIO/T 21 8.2 item 2)", d)
 		}
 	}
-	if !slices.Equal(f.calls[3].Argv, []string{"dsh", "plugin", "--profile", "web", "add", "/pkgs/fx-plugin-1.0.0.tgz"}) {
-		t.Errorf("T1 argv %q: -w only when asked", f.calls[3].Argv)
+	if !slices.Equal(f.calls[4].Argv, []string{"dsh", "plugin", "--profile", "web", "add", "/pkgs/fx-plugin-1.0.0.tgz"}) {
+		t.Errorf("T1 argv %q: -w only when asked", f.calls[4].Argv)
 	}
 }
 
@@ -308,6 +321,13 @@ func TestWriteBundleVerifies(t *testing.T) {
 		t.Errorf("cancelled write: %v", err)
 	}
 	assertEmptyDir(t, filepath.Dir(out2))
+
+	// The --json object matches schema/run-result.schema.json.
+	js, err := json.MarshalIndent(Summarize(res, w), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schematest.Validate(t, "run-result", js)
 
 	var text bytes.Buffer
 	if err := Summarize(res, w).WriteText(&text, termtext.Style{Width: termtext.DefaultWidth, MaxText: termtext.DefaultMaxText}); err != nil {

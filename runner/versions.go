@@ -8,7 +8,9 @@ import (
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/image"
 	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/rules/static"
 )
 
 // versionCommands are the commands whose raw output backs the
@@ -45,6 +47,31 @@ func (r *Runner) observeVersions(ctx context.Context, o Options, imageID string)
 		out[vc.role] = res.Stdout
 	}
 	return out, nil
+}
+
+// entryDeclarationScript prints static.EntryDeclarationPath as installed
+// beside the dsh of the sandbox image (image.ImageDshDir; pnpm puts a
+// package's dependencies next to it).
+const entryDeclarationScript = `d=$(readlink -f "$1/node_modules/@deepseek-ai/dsh") && exec cat "$d/../../$2"`
+
+// observeEntryDeclaration reads the declaration of a patch entry's options
+// (static.EntryDeclarationPath) from the dsh in the image, in a fresh
+// container with no network, so that clause 5.1.6 can be checked and the
+// verifier re-derives it from the same bytes. SPEC.md "5.1.6 Optional
+// entry fields".
+func (r *Runner) observeEntryDeclaration(ctx context.Context, o Options, imageID string) ([]byte, error) {
+	argv := []string{"sh", "-c", entryDeclarationScript, "sh", image.ImageDshDir, static.EntryDeclarationPath}
+	res, err := r.Engine.Run(ctx, engine.RunSpec{
+		Image: imageID, Argv: argv, Network: engine.NetworkNone,
+		Limits: o.Limits, Timeout: o.Timeouts.Version,
+	})
+	switch {
+	case err != nil:
+		return nil, runErr(ctx, "reading the entry declaration in the image", err)
+	case res.TimedOut || res.ExitCode != 0 || len(res.Stdout) == 0:
+		return nil, fmt.Errorf("%s not found beside dsh in image %s (exit code %d): %q", static.EntryDeclarationPath, o.Image, res.ExitCode, firstLine(res.Merged))
+	}
+	return res.Stdout, nil
 }
 
 // normaliseVersion is the bare version a version command printed: its

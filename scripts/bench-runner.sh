@@ -10,19 +10,26 @@
 # engine uses (runc, limits, ulimits, network, mounts, env), T4 observed
 # for 12 s from the moment podman reports the container running, then
 # killed. Both sides run 2 repetitions with -w (--t1-workspace-root).
+# Like the engine, the bare side never uses `podman run --rm` (whose
+# removal can race the exit status): each container is removed with
+# `podman rm --force` after it ends. Every wait is bounded; arithmetic is
+# awk's (no bc).
 #
 # Usage: scripts/bench-runner.sh [ROUNDS]   (default 2)
 # Image: $DSHAUDIT_E2E_IMAGE or the ref file scripts/setup.sh writes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-2}
+case $ROUNDS in '' | *[!0-9]* | 0) echo "bench-runner: ROUNDS must be a positive integer, got '$ROUNDS'" >&2; exit 2 ;; esac
+[ "$ROUNDS" -le 20 ] || { echo "bench-runner: at most 20 rounds" >&2; exit 2; }
 CACHE=${DSHAUDIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dshaudit}
 IMAGE=${DSHAUDIT_E2E_IMAGE:-$(cat "$CACHE/sandbox-image.ref" 2>/dev/null || true)}
 [ -n "$IMAGE" ] || { echo "bench-runner: no image: run scripts/setup.sh or set DSHAUDIT_E2E_IMAGE" >&2; exit 1; }
 CA=/etc/ssl/certs/ca-certificates.crt
 
 WORK=$(mktemp -d /tmp/dshaudit-bench.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+NAMES=() # the bare side's containers, removed as each ends and on exit
+trap cleanup EXIT
 go build -o "$WORK/dshaudit" ./cmd/dshaudit
 "$WORK/dshaudit" key generate --out-dir "$WORK" --name bench >/dev/null 2>&1
 
@@ -33,9 +40,23 @@ run_tool() {
 		--t1-workspace-root --repeat 2 --out "$WORK/b.dshaudit.tar.zst" --json --progress never >"$WORK/tool.json"
 }
 
-# Same flags as engine.CLI.runArgs.
-P=(podman --runtime runc run --rm --pull=never --memory 768m --cpus 1 --pids-limit 256
+# Same flags as engine.CLI.runArgs (no --rm: see above).
+P=(podman --runtime runc run --pull=never --memory 768m --cpus 1 --pids-limit 256
 	--ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --http-proxy=false --unsetenv TERM)
+
+newname() { NAME="bench-$$-${#NAMES[@]}"; NAMES+=("$NAME"); }
+rmc() { podman rm --force --ignore --time 0 "$@" >/dev/null 2>&1 || true; }
+cleanup() { [ ${#NAMES[@]} -eq 0 ] || rmc "${NAMES[@]}"; rm -rf "$WORK"; }
+# prun ARGS...: one podman run under a fresh name, removed afterwards.
+prun() {
+	local rc=0
+	newname
+	"${P[@]}" --name "$NAME" "$@" || rc=$?
+	rmc "$NAME"
+	return "$rc"
+}
+# calc EXPR: floating-point arithmetic without bc.
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 
 run_bare() {
 	local pk="$WORK/pkgs" img n rep home
@@ -45,26 +66,33 @@ run_bare() {
 	local tgz
 	tgz=$(basename "$pk"/*.tgz)
 	for v in dsh node pnpm; do
-		"${P[@]}" --name "bench-$RANDOM$RANDOM" --network none --env DSH_HOME=/dsh-home --entrypoint "$v" "$img" --version >/dev/null
+		prun --network none --env DSH_HOME=/dsh-home --entrypoint "$v" "$img" --version >/dev/null
 	done
 	for rep in 1 2; do
 		home=$(mktemp -d "$WORK/profile.XXXXXX")
 		local M=(--env DSH_HOME=/dsh-home --mount "type=bind,source=$home,destination=/dsh-home"
 			--mount "type=bind,source=$pk,destination=/pkgs,readonly=true")
-		"${P[@]}" --name "bench-$RANDOM$RANDOM" --network host "${M[@]}" \
+		prun --network host "${M[@]}" \
 			--env NODE_EXTRA_CA_CERTS=/etc/dshaudit/host-ca.crt --mount "type=bind,source=$CA,destination=/etc/dshaudit/host-ca.crt,readonly=true" \
 			--entrypoint dsh "$img" plugin --profile web add -w "/pkgs/$tgz" >"$WORK/t1.out" 2>&1
 		cat "$home/profiles/web/package.json" >/dev/null
 		du -sb "$home/profiles/web/node_modules" >/dev/null
-		"${P[@]}" --name "bench-$RANDOM$RANDOM" --network none "${M[@]}" --entrypoint dsh "$img" plugin --profile web list >"$WORK/t2.out" 2>&1
-		"${P[@]}" --name "bench-$RANDOM$RANDOM" --network none "${M[@]}" --entrypoint dsh "$img" --profile web --dump-config >"$WORK/t3.out" 2>&1
-		n="bench-$RANDOM$RANDOM"
+		prun --network none "${M[@]}" --entrypoint dsh "$img" plugin --profile web list >"$WORK/t2.out" 2>&1
+		prun --network none "${M[@]}" --entrypoint dsh "$img" --profile web --dump-config >"$WORK/t3.out" 2>&1
+		newname
+		n=$NAME
 		"${P[@]}" --name "$n" --network none "${M[@]}" --entrypoint dsh "$img" --profile web >"$WORK/t4.out" 2>&1 &
-		local pid=$!
-		until [ "$(podman container inspect "$n" --format '{{.State.Running}}' 2>/dev/null)" = true ]; do sleep 0.02; done
+		local pid=$! tries=0
+		# Wait at most 60 s (3000 × 20 ms) for podman to report it running.
+		until [ "$(podman container inspect "$n" --format '{{.State.Running}}' 2>/dev/null)" = true ]; do
+			tries=$((tries + 1))
+			[ "$tries" -le 3000 ] || { echo "bench-runner: T4 container never ran" >&2; kill "$pid" 2>/dev/null; rmc "$n"; return 1; }
+			sleep 0.02
+		done
 		sleep 12
 		podman kill --signal KILL "$n" >/dev/null 2>&1 || true
 		wait "$pid" || true
+		rmc "$n"
 		rm -rf "$home"
 	done
 }
@@ -74,9 +102,9 @@ for i in $(seq "$ROUNDS"); do
 	t0=$(now); run_bare; t1=$(now)
 	run_tool || { echo "bench-runner: dshaudit run failed" >&2; exit 1; }
 	t2=$(now)
-	b=$(echo "$t1 - $t0" | bc); t=$(echo "$t2 - $t1" | bc)
-	printf 'round %d: bare %.1fs  dshaudit run %.1fs  ratio %.3f  (verdict %s)\n' "$i" "$b" "$t" "$(echo "$t / $b" | bc -l)" \
+	b=$(calc "$t1 - $t0"); t=$(calc "$t2 - $t1")
+	printf 'round %d: bare %.1fs  dshaudit run %.1fs  ratio %.3f  (verdict %s)\n' "$i" "$b" "$t" "$(calc "$t / $b")" \
 		"$(sed -n 's/^  "verdict": "\(.*\)",$/\1/p' "$WORK/tool.json")"
-	tool_total=$(echo "$tool_total + $t" | bc); bare_total=$(echo "$bare_total + $b" | bc)
+	tool_total=$(calc "$tool_total + $t"); bare_total=$(calc "$bare_total + $b")
 done
-printf 'total: bare %.1fs  dshaudit run %.1fs  overhead ratio %.3f (target <= 1.10)\n' "$bare_total" "$tool_total" "$(echo "$tool_total / $bare_total" | bc -l)"
+printf 'total: bare %.1fs  dshaudit run %.1fs  overhead ratio %.3f (target <= 1.10)\n' "$bare_total" "$tool_total" "$(calc "$tool_total / $bare_total")"

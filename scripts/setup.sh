@@ -1,7 +1,7 @@
 #!/bin/sh
 # setup.sh — make a fresh Debian bookworm machine (as root) ready for
-# dshaudit: install podman, runc, debootstrap, busybox-static, zstd and
-# ca-certificates if missing, make podman use runc, create the Debian
+# dshaudit: install podman, runc, debootstrap, busybox-static, zstd,
+# ca-certificates and npm (packs local plugin directories) if missing, make podman use runc, create the Debian
 # bookworm minbase root filesystem once, build the default dsh sandbox image
 # (cached by its input digests) and load it into podman.
 #
@@ -37,13 +37,19 @@ for pkg in podman runc debootstrap busybox-static zstd ca-certificates; do
 		missing="$missing $pkg"
 	fi
 done
+# npm packs local plugin directories (dshaudit run/static DIR). Any npm
+# on PATH will do (e.g. the one bundled with a NodeSource nodejs, which
+# conflicts with Debian's npm package); without one, Debian's npm.
+if ! command -v npm >/dev/null 2>&1; then
+	missing="$missing npm"
+fi
 if [ -n "$missing" ]; then
 	say "apt-get update"
 	DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
 	say "apt-get install -y$missing"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >&2
 else
-	say "packages present: podman runc debootstrap busybox-static zstd ca-certificates"
+	say "packages present: podman runc debootstrap busybox-static zstd ca-certificates npm"
 fi
 
 command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || die "Go is not installed (need Go 1.26.x; see go.mod)"

@@ -1,6 +1,9 @@
 package verify
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Class is a failure class the verifier reports (SPEC.md "Failure classes and status").
 type Class string
@@ -62,14 +65,15 @@ var classOrder = []Class{
 // Status is the one-line outcome of a verification.
 type Status string
 
-// Statuses.
+// Statuses. Like every enum value in dshaudit's JSON, lower-kebab-case
+// (SPEC.md "Result objects"); Text gives the words the text output shows.
 const (
 	StatusVerified         Status = "verified"
 	StatusTampered         Status = "tampered"
-	StatusSignatureInvalid Status = "signature invalid"
+	StatusSignatureInvalid Status = "signature-invalid"
 	StatusUnsigned         Status = "unsigned"
-	StatusVerdictMismatch  Status = "verdict mismatch"
-	StatusRuleViolation    Status = "rule violation"
+	StatusVerdictMismatch  Status = "verdict-mismatch"
+	StatusRuleViolation    Status = "rule-violation"
 )
 
 // StatusFor is the status a report with findings of these classes has.
@@ -83,6 +87,9 @@ func StatusFor(classes []Class) Status {
 	}
 	return StatusVerified
 }
+
+// Text is the status as the text output words it ("signature invalid").
+func (s Status) Text() string { return strings.ReplaceAll(string(s), "-", " ") }
 
 func statusOf(c Class) Status {
 	switch c {

@@ -14,6 +14,14 @@ const ResultMediaType = "application/vnd.dshaudit.verify-result.v1+json"
 // ResultSchemaVersion is the version of the result object's schema.
 const ResultSchemaVersion = 1
 
+// PackageID is "name@version" of the subject, "" when unknown.
+func (r *Report) PackageID() string {
+	if r.Package == nil || r.Package.Name == "" {
+		return ""
+	}
+	return r.Package.Name + "@" + r.Package.Version
+}
+
 // Report is the outcome of verifying one bundle.
 type Report struct {
 	MediaType     string `json:"media_type"`
@@ -27,13 +35,15 @@ type Report struct {
 	Signer string `json:"signer,omitempty"`
 	// The fields below are read from the manifest; they are trustworthy
 	// only when Status is "verified".
-	Package     string   `json:"package,omitempty"`
-	Standards   []string `json:"standards,omitempty"`
-	Fingerprint string   `json:"fingerprint,omitempty"`
-	TestDate    string   `json:"test_date,omitempty"`
-	Baseline    string   `json:"baseline,omitempty"`
-	Dynamic     bool     `json:"dynamic"`
-	Deviations  []string `json:"deviations"`
+	// Package is the manifest's subject, the same object as the run
+	// result's package; null when no manifest could be read.
+	Package     *bundle.Subject `json:"package"`
+	Standards   []string        `json:"standards,omitempty"`
+	Fingerprint string          `json:"fingerprint,omitempty"`
+	TestDate    string          `json:"test_date,omitempty"`
+	Baseline    string          `json:"baseline,omitempty"`
+	Dynamic     bool            `json:"dynamic"`
+	Deviations  []string        `json:"deviations"`
 	// DeviationRecords are the same deviations item by item, for the
 	// claim check (SPEC.md "Claims"); --json carries them as text above.
 	DeviationRecords []bundle.Deviation `json:"-"`

@@ -172,7 +172,8 @@ func checkFiles(rep *Report, m *bundle.Manifest, arc *bundle.Archive) (map[strin
 }
 
 func describe(rep *Report, m *bundle.Manifest) {
-	rep.Package = m.Subject.Name + "@" + m.Subject.Version
+	subject := m.Subject
+	rep.Package = &subject
 	rep.Fingerprint = m.Fingerprint
 	rep.Standards = m.Standards
 	rep.TestDate = m.TestDate

@@ -103,23 +103,29 @@ Exit codes:
 	f.BoolVar(&o.Load, "load", false, "also load into podman (tagged --name)")
 	f.StringVar(&o.CacheDir, "cache-dir", image.DefaultCacheDir(), "cache for downloads, layers, images and the default rootfs")
 	f.BoolVar(&o.NoCache, "no-cache", false, "rebuild every layer even when cached (downloads stay cached)")
-	f.BoolVar(&o.JSON, "json", false, "print a JSON result object instead of NAME@sha256:…")
+	f.BoolVar(&o.JSON, "json", false, "print the result object ("+ImageBuildMediaType+") instead of NAME@sha256:…")
 	return c
 }
 
-// imageBuildResult is the --json output.
+// ImageBuildMediaType identifies the `image build --json` object.
+const ImageBuildMediaType = "application/vnd.dshaudit.image-build-result.v1+json"
+
+// imageBuildResult is the --json output. Inputs is the image's own record
+// (ImageInputsFile), whose keys are part of the image's bytes.
 type imageBuildResult struct {
+	MediaType        string       `json:"media_type"`
+	SchemaVersion    int          `json:"schema_version"`
 	Ref              string       `json:"ref"`
 	Name             string       `json:"name"`
 	Digest           string       `json:"digest"`
 	Pushed           string       `json:"pushed,omitempty"`
 	Loaded           bool         `json:"loaded"`
-	OCILayout        string       `json:"ociLayout,omitempty"`
-	OCIArchive       string       `json:"ociArchive,omitempty"`
-	CacheLayout      string       `json:"cacheLayout,omitempty"`
+	OCILayout        string       `json:"oci_layout,omitempty"`
+	OCIArchive       string       `json:"oci_archive,omitempty"`
+	CacheLayout      string       `json:"cache_layout,omitempty"`
 	Cached           bool         `json:"cached"`
 	Size             int64        `json:"size"`
-	UncompressedSize int64        `json:"uncompressedSize"`
+	UncompressedSize int64        `json:"uncompressed_size"`
 	Seconds          float64      `json:"seconds"`
 	Inputs           image.Inputs `json:"inputs"`
 }
@@ -148,7 +154,7 @@ func runImageBuild(ctx context.Context, o *imageBuildOptions, s *streams) error 
 	if err != nil {
 		return classifyImageErr(err)
 	}
-	out := imageBuildResult{Ref: res.Ref(name), Name: name, Digest: res.Digest.String(), CacheLayout: res.CacheLayout,
+	out := imageBuildResult{MediaType: ImageBuildMediaType, SchemaVersion: 1, Ref: res.Ref(name), Name: name, Digest: res.Digest.String(), CacheLayout: res.CacheLayout,
 		Cached: res.Cached, Size: res.Size, UncompressedSize: res.UncompressedSize, Inputs: res.Inputs}
 	if o.OCILayout != "" {
 		if err := image.WriteLayout(o.OCILayout, res.Image, name); err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/internal/e2etest"
 )
 
 func TestImageBuildUsageErrors(t *testing.T) {
@@ -27,6 +29,7 @@ func TestImageBuildUsageErrors(t *testing.T) {
 // The DSHIO baseline is not published in the reachable registry: one clear
 // error, exit 2, nothing on stdout. Needs the npm registry.
 func TestImageBuildUnpublishedDsh(t *testing.T) {
+	e2etest.Require(t)
 	var out, errb bytes.Buffer
 	code := execute(context.Background(), []string{"image", "build", "--dsh-version", "0.2.2-rc.1", "--cache-dir", t.TempDir(), "--rootfs", t.TempDir()}, strings.NewReader(""), &out, &errb)
 	if code != ExitUsage || out.Len() != 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -116,7 +117,7 @@ func (o *replayOptions) imageSource() (engine.Source, error) {
 }
 
 func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
-	pol, err := o.Trust.policy()
+	pol, err := o.Trust.policyWith("--pub")
 	if err != nil {
 		return fmt.Errorf("%w (--pub or --trusted-root verifies the original)", err)
 	}
@@ -141,6 +142,11 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	}
 	if err := checkOutDir(out); err != nil {
 		return err
+	}
+	// An unreadable original is a usage error, found before any engine
+	// is looked for.
+	if err := readableBundle(o.Bundle); err != nil {
+		return fmt.Errorf("%w: %w: %w", ErrUsage, replay.ErrOriginal, err)
 	}
 	r, err := o.newRunner(ctx, showProgress, s)
 	if errors.Is(err, ErrCouldNotRun) {
@@ -191,7 +197,7 @@ func printCouldNotRun(s *streams, o *replayOptions, err error) error {
 	if o.JSON {
 		writeJSON(s.Out, map[string]any{"media_type": ReplayMediaType, "schema_version": 1, "outcome": replay.CouldNotRun, "original": o.Bundle, "why": err.Error()})
 	} else {
-		fmt.Fprintf(s.Out, "RESULT: %s (%s)\n", replay.CouldNotRun, termtext.Field(err.Error(), s.Text.MaxText))
+		fmt.Fprintf(s.Out, "RESULT: %s (%s)\n", replay.CouldNotRun.Text(), termtext.Field(err.Error(), s.Text.MaxText))
 	}
 	return silentError{fmt.Errorf("%w: %w", ErrCouldNotRun, err)}
 }
@@ -212,7 +218,7 @@ func printReplay(w io.Writer, st termtext.Style, r *replay.Result) {
 	}
 	c := r.Comparison
 	if c == nil {
-		fmt.Fprintf(w, "RESULT: %s\n", r.Outcome)
+		fmt.Fprintf(w, "RESULT: %s\n", r.Outcome.Text())
 		return
 	}
 	fmt.Fprintf(w, "verdict:   %s → %s\n", f(orNone(c.OldVerdict)), f(orNone(c.NewVerdict)))
@@ -237,7 +243,7 @@ func printReplay(w io.Writer, st termtext.Style, r *replay.Result) {
 	for _, ch := range c.ChangedConditions {
 		fmt.Fprintf(w, "condition changed: %s\n", f(ch))
 	}
-	res := string(c.Outcome)
+	res := c.Outcome.Text()
 	if c.FirstDifferent != "" {
 		res += " (first: " + f(c.FirstDifferent) + ")"
 	}
@@ -253,4 +259,15 @@ func stageCell(status, verdict string, exit *int) string {
 		s += fmt.Sprintf(" exit=%d", *exit)
 	}
 	return s
+}
+
+// readableBundle reads path as a bundle archive within the default limits.
+func readableBundle(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = bundle.Read(f, bundle.DefaultLimits())
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/schematest"
 	"io"
 	"io/fs"
 	"log"
@@ -43,6 +44,7 @@ type replayJSON struct {
 
 func decodeReplay(t *testing.T, stdout string) replayJSON {
 	t.Helper()
+	schematest.Validate(t, "replay-result", []byte(stdout))
 	var r replayJSON
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, stdout)
@@ -84,6 +86,7 @@ func TestReplayUsageErrors(t *testing.T) {
 	}{
 		{"no key", []string{"replay", b, "--pub", pub}, "--key"},
 		{"no trust", []string{"replay", b, "--key", key}, "--pub"},
+		{"unreadable pub", []string{"replay", b, "--key", key, "--pub", key}, "--pub: "},
 		{"bad image source", []string{"replay", b, "--pub", pub, "--key", key, "--image-from", "tarball:x"}, "--image-from"},
 		{"archive without path", []string{"replay", b, "--pub", pub, "--key", key, "--image-from", "oci-archive"}, "--image-from"},
 		{"out dir missing", []string{"replay", b, "--pub", pub, "--key", key, "--out", "/nonexistent/dir/r.tar.zst"}, "not writable"},

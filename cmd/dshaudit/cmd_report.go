@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/claim"
 	"github.com/dshaudit/dshaudit/report"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -157,7 +158,7 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 		}
 		fmt.Fprintf(s.Out, "%s: %s, %s\n", s.style().Field(o.Out), p.Status, verdictWord(p))
 	}
-	if !p.Verified || (p.Claim != nil && p.Claim.Result.Outcome != "claim backed") {
+	if !p.Verified || (p.Claim != nil && p.Claim.Result.Outcome != claim.Backed) {
 		return silentError{ErrFindings}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/schematest"
 	"io"
 	"os"
 	"os/exec"
@@ -87,6 +88,7 @@ func TestRunCLIEndToEnd(t *testing.T) {
 	if code != ExitFindings {
 		t.Fatalf("exit %d, want %d (bundle written, verdict not pass); stderr:\n%s", code, ExitFindings, errs)
 	}
+	schematest.Validate(t, "run-result", []byte(stdout))
 	var sum runner.Summary
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, stdout)
@@ -184,6 +186,7 @@ func TestRunCtrlC(t *testing.T) {
 // TestRunImageMissing: a pinned image the engine does not hold and no
 // source to load it from: exit 3, before any fetching, no bundle.
 func TestRunImageMissing(t *testing.T) {
+	e2etest.Require(t, "podman")
 	key, _ := runTestKey(t)
 	out := filepath.Join(t.TempDir(), "b.dshaudit.tar.zst")
 	code, _, errs := runRunCLI(t, "run", "../../testdata/plugins/pass", "--image", fakePinned, "--key", key, "--out", out)

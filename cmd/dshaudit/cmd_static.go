@@ -9,13 +9,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
 
 // StaticResultMediaType names the --json object of `dshaudit static`.
-const StaticResultMediaType = "application/vnd.dshaudit.static-result+json"
+const StaticResultMediaType = "application/vnd.dshaudit.static-result.v1+json"
 
 // staticSchemaVersion is the version of that object's shape.
 const staticSchemaVersion = 1
@@ -110,9 +112,12 @@ type staticResult struct {
 	SchemaVersion int    `json:"schema_version"`
 	Spec          string `json:"spec"`
 	Baseline      string `json:"baseline"`
-	// Package is what was fetched; null when the metadata is
-	// unresolvable.
-	Package *pkgsource.Fetched `json:"package"`
+	// Package is the package checked, the same object as the run and
+	// verify results' package; null when the metadata is unresolvable.
+	Package *bundle.Subject `json:"package"`
+	// Fetch is how it was obtained (registry, tarball URL, patch source,
+	// CDN attempts, conditions); null when unresolvable.
+	Fetch *pkgsource.Fetched `json:"fetch"`
 	static.Report
 	// FetchWarnings are discrepancies found while fetching (CDN copy
 	// differs from the tarball, registry metadata differs from the
@@ -154,7 +159,9 @@ func runStatic(cmd *cobra.Command, o *staticOptions, s *streams) error {
 	fetched, err := pkgsource.Fetch(cmd.Context(), spec, opts)
 	switch {
 	case err == nil:
-		res.Package = fetched
+		res.Package = &bundle.Subject{Name: fetched.Name, Version: fetched.Version, Spec: spec.Raw, Source: string(fetched.Source),
+			Integrity: fetched.Integrity, TarballSHA256: fetched.TarballSHA256}
+		res.Fetch = fetched
 		res.FetchWarnings = fetched.Warnings
 		res.Report = static.Check(static.Input{
 			PackageJSON:     fetched.MetadataJSON,
@@ -164,6 +171,8 @@ func runStatic(cmd *cobra.Command, o *staticOptions, s *streams) error {
 			Baseline:        o.Baseline,
 			InstalledSize:   -1, // known only after T1
 		})
+	case errors.Is(err, hosttool.ErrMissing):
+		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 	case errors.Is(err, pkgsource.ErrInvalidSpec), errors.Is(err, pkgsource.ErrLocalSource):
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	case errors.Is(err, pkgsource.ErrRegistryUnreachable), errors.Is(err, pkgsource.ErrNotFetchable):
@@ -202,7 +211,7 @@ func runStatic(cmd *cobra.Command, o *staticOptions, s *streams) error {
 // table fits st.Width (SPEC.md "Output safety"); --json keeps it all.
 func printStaticResult(w io.Writer, st termtext.Style, r *staticResult) {
 	f := st.Field
-	if p := r.Package; p != nil {
+	if p := r.Fetch; p != nil {
 		src := string(p.Source)
 		if p.Registry != "" {
 			src += " " + p.Registry

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/schematest"
+
 	"github.com/dshaudit/dshaudit/pkgsource"
 )
 
@@ -58,6 +61,7 @@ func staticFakeRegistry(t *testing.T, name, version, pkgFields string, tgz []byt
 
 func decodeStatic(t *testing.T, out string) staticResult {
 	t.Helper()
+	schematest.Validate(t, "static-result", []byte(out))
 	var r staticResult
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("--json output is not a staticResult: %v\n%s", err, out)
@@ -71,13 +75,14 @@ func decodeStatic(t *testing.T, out string) staticResult {
 // The real hello plugin directory, packed with the real npm: the exit
 // code must follow the report's own conforming_static.
 func TestStaticLocalDirJSON(t *testing.T) {
+	e2etest.Require(t, "npm")
 	dir, _ := filepath.Abs("../../testdata/dsh-evidence/plugins/hello")
 	code, out, errOut := runStaticCLI(t, dir, "--json", "--baseline", "0.1.0-rc.8")
 	r := decodeStatic(t, out)
 	if r.Baseline != "0.1.0-rc.8" {
 		t.Errorf("baseline %q", r.Baseline)
 	}
-	if r.Package == nil || r.Package.Name != "hello-dsh-plugin" || r.Package.Version != "1.0.0" || r.Package.Source != pkgsource.SourceLocalDir {
+	if r.Package == nil || r.Package.Name != "hello-dsh-plugin" || r.Package.Version != "1.0.0" || r.Package.Source != string(pkgsource.SourceLocalDir) || r.Fetch == nil || r.Fetch.Source != pkgsource.SourceLocalDir {
 		t.Fatalf("package = %+v (stderr %s)", r.Package, errOut)
 	}
 	if len(r.Clauses) == 0 || r.Clauses[0].Clause != "5.1.1" || r.ConformingStatic == nil {
@@ -180,5 +185,17 @@ func TestStaticHelp(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
 		}
+	}
+}
+
+// TestStaticLocalDirWithoutNPM: packing a directory needs npm; without it
+// the command could not run (exit 3) and says npm is missing — not a
+// usage error, not "unresolvable".
+func TestStaticLocalDirWithoutNPM(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	dir, _ := filepath.Abs("../../testdata/dsh-evidence/plugins/hello")
+	code, out, errOut := runStaticCLI(t, dir, "--json")
+	if code != ExitCouldNotRun || !strings.Contains(errOut, "npm") || !strings.Contains(errOut, "not installed") || out != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d naming npm as not installed", code, out, errOut, ExitCouldNotRun)
 	}
 }

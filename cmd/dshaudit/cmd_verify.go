@@ -118,15 +118,20 @@ Exit codes:
 func init() { subcommands = append(subcommands, newVerifyCmd) }
 
 // policyFromFlags builds the trust policy; attest refuses ambiguity.
-func (o *verifyOptions) policy() (attest.Policy, error) {
+func (o *verifyOptions) policy() (attest.Policy, error) { return o.policyWith("--key") }
+
+// policyWith builds the policy; keyFlag is the flag that names the public
+// key on this command (verify's --key, replay's --pub), so errors name
+// the flag the user gave.
+func (o *verifyOptions) policyWith(keyFlag string) (attest.Policy, error) {
 	var p attest.Policy
 	if (o.Key == "") == (o.TrustedRoot == "") {
-		return p, fmt.Errorf("%w: give exactly one of --key or --trusted-root", ErrUsage)
+		return p, fmt.Errorf("%w: give exactly one of %s or --trusted-root", ErrUsage, keyFlag)
 	}
 	if o.Key != "" {
 		k, err := attest.LoadPublicKey(o.Key)
 		if err != nil {
-			return p, fmt.Errorf("%w: --key: %w", ErrUsage, err)
+			return p, fmt.Errorf("%w: %s: %w", ErrUsage, keyFlag, err)
 		}
 		p.Key = k
 	}
@@ -261,7 +266,7 @@ func printVerifySummary(w io.Writer, st termtext.Style, items []verify.Item, sum
 		if !it.Report.Dynamic {
 			v = "static_only"
 		}
-		tb.Row(string(it.Report.Status), dash(v), it.Report.Package, it.Path)
+		tb.Row(it.Report.Status.Text(), dash(v), it.Report.PackageID(), it.Path)
 	}
 	tb.Write(w, st.Width)
 	fmt.Fprintf(w, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
@@ -271,7 +276,7 @@ func printVerifySummary(w io.Writer, st termtext.Style, items []verify.Item, sum
 	if len(sum.Failed) > 0 {
 		fmt.Fprintf(w, "failed (%d):\n", len(sum.Failed))
 		for _, f := range sum.Failed {
-			fmt.Fprintf(w, "  %s\n", st.Field(fmt.Sprintf("%s: %s: %s", f.Path, f.Status, f.Why)))
+			fmt.Fprintf(w, "  %s\n", st.Field(fmt.Sprintf("%s: %s: %s", f.Path, verify.Status(f.Status).Text(), f.Why)))
 		}
 	}
 }
@@ -296,7 +301,7 @@ func printClaim(w io.Writer, st termtext.Style, name string, r *claim.Result) {
 			fmt.Fprintf(w, "      > %s\n", st.Field(f.Text))
 		}
 	}
-	fmt.Fprintf(w, "CLAIM: %s\n", r.Outcome)
+	fmt.Fprintf(w, "CLAIM: %s\n", r.Outcome.Text())
 }
 
 // printVerifyReport prints the result for a person. Every value read from
@@ -305,8 +310,8 @@ func printClaim(w io.Writer, st termtext.Style, name string, r *claim.Result) {
 // verifier's (SPEC.md "Output safety").
 func printVerifyReport(w io.Writer, st termtext.Style, r *verify.Report) {
 	fmt.Fprintf(w, "bundle:       %s (%s)\n", st.Field(r.Bundle), r.BundleSHA256)
-	if r.Package != "@" && r.Package != "" {
-		fmt.Fprintf(w, "package:      %s\n", st.Field(r.Package))
+	if p := r.PackageID(); p != "" {
+		fmt.Fprintf(w, "package:      %s\n", st.Field(p))
 	}
 	if r.Signer != "" {
 		fmt.Fprintf(w, "signer:       %s\n", st.Field(r.Signer))
@@ -357,7 +362,7 @@ func printVerifyReport(w io.Writer, st termtext.Style, r *verify.Report) {
 		usable = "no (" + st.Field(strings.Join(r.NotUsable, "; ")) + ")"
 	}
 	fmt.Fprintf(w, "usable for certification: %s\n", usable)
-	fmt.Fprintf(w, "RESULT: %s\n", r.Status)
+	fmt.Fprintf(w, "RESULT: %s\n", r.Status.Text())
 }
 
 func orNone(s string) string {

@@ -74,7 +74,7 @@ func TestVerifyJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if r.MediaType != "application/vnd.dshaudit.verify-result.v1+json" || r.SchemaVersion != 1 || r.Status != "verdict mismatch" || len(r.Findings) == 0 {
+	if r.MediaType != "application/vnd.dshaudit.verify-result.v1+json" || r.SchemaVersion != 1 || r.Status != "verdict-mismatch" || len(r.Findings) == 0 {
 		t.Errorf("unexpected result: %+v", r)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 )
 
 // Exit codes, the one place they are mapped (SPEC.md "Exit codes"). Every command's
@@ -17,7 +18,7 @@ const (
 	// ExitUsage: bad flags or arguments, or unreadable input.
 	ExitUsage = 2
 	// ExitCouldNotRun: the environment stopped the command (engine
-	// missing, image unavailable, registry unreachable, disk full);
+	// or another external program (npm, debootstrap) missing, image unavailable, registry unreachable, disk full);
 	// replay's COULD-NOT-RUN. Never a plugin result.
 	ExitCouldNotRun = 3
 	// ExitInterrupted: Ctrl-C or SIGTERM; nothing half-written is left.
@@ -52,6 +53,10 @@ func exitCode(ctx context.Context, err error) int {
 		return ExitOK
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
 		return ExitInterrupted
+	case errors.Is(err, hosttool.ErrMissing):
+		// A missing external program is always the environment's
+		// failure, whatever else the error is marked with.
+		return ExitCouldNotRun
 	case errors.Is(err, ErrFindings):
 		return ExitFindings
 	case errors.Is(err, ErrCouldNotRun):

@@ -187,13 +187,13 @@ func TestVerifyPayloadsAreInert(t *testing.T) {
 	// --json keeps the raw values.
 	_, jout, _ := runCLI(t, "verify", path, "--key", pub, "--json")
 	var rep struct {
-		Package    string
+		Package    struct{ Name, Version string }
 		Deviations []string
 	}
 	if err := json.Unmarshal([]byte(jout), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Package != m.Subject.Name+"@1.0.0" || len(rep.Deviations) == 0 || !strings.Contains(rep.Deviations[0], payload) {
+	if rep.Package.Name+"@"+rep.Package.Version != m.Subject.Name+"@1.0.0" || len(rep.Deviations) == 0 || !strings.Contains(rep.Deviations[0], payload) {
 		t.Errorf("--json lost the raw values: %q %q", rep.Package, rep.Deviations)
 	}
 
@@ -296,7 +296,7 @@ func TestReplayPayloadsAreInert(t *testing.T) {
 		Outcome: c.Outcome, Original: "o" + payload, Verified: true, Comparison: &c,
 		Written: &runner.Written{Path: "n" + payload},
 	})
-	assertSafeOutput(t, "replay", out.String(), map[string]string{"RESULT": "RESULT: " + string(c.Outcome) + " (first: " + termtext.Escape(c.FirstDifferent) + ")"})
+	assertSafeOutput(t, "replay", out.String(), map[string]string{"RESULT": "RESULT: " + c.Outcome.Text() + " (first: " + termtext.Escape(c.FirstDifferent) + ")"})
 }
 
 // TestStaticPayloadsAreInert runs the real static command on a package

@@ -27,6 +27,7 @@ var foreignPrograms = map[string]bool{
 	"node": true, "cosign": true, "tar": true, "git": true, "apt-get": true,
 	"debootstrap": true, "zstd": true, "curl": true, "runc": true,
 	"gzip": true, "bash": true, "sh": true, "go": true, "crane": true,
+	"chromium": true,
 }
 
 var (

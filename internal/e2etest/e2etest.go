@@ -1,35 +1,64 @@
-// Package e2etest owns what the end-to-end tests of runner, replay and the
-// CLI share: finding the real sandbox image that scripts/setup.sh built,
-// the real podman engine, a signing key, and an exact one-byte edit of a
-// bundle's evidence. It is imported by tests only. A missing real part is
-// a test failure, never a skip.
+// Package e2etest owns what the end-to-end tests share: the switch that
+// turns them on (Require), finding the real sandbox image that
+// scripts/setup.sh built, the counter fixture, and an exact one-byte edit
+// of a bundle's evidence. Its subpackage sandbox sets up the real podman
+// engine and a signing key. It is imported by tests only.
+//
+// End-to-end tests run only when DSHAUDIT_E2E is set (scripts/test.sh and
+// .ci/run set it), so `go test ./...` passes on a machine without podman.
+// Under DSHAUDIT_E2E a missing real part is a test failure, never a skip.
 package e2etest
 
 import (
 	"archive/tar"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
-	"github.com/dshaudit/dshaudit/engine"
 )
+
+// EnvVar turns the end-to-end tests on when set to anything but "" or "0".
+const EnvVar = "DSHAUDIT_E2E"
+
+// Enabled reports whether EnvVar turns the end-to-end tests on.
+func Enabled() bool {
+	v := strings.TrimSpace(os.Getenv(EnvVar))
+	return v != "" && v != "0"
+}
+
+// Require marks t as an end-to-end test. Without DSHAUDIT_E2E it skips t,
+// saying how to run it; with DSHAUDIT_E2E every tool named that is not on
+// PATH fails t, naming it. It is the only place an end-to-end test may
+// skip: every later check for a real part (podman, the sandbox image, the
+// registry) fails loudly.
+func Require(t testing.TB, tools ...string) {
+	t.Helper()
+	if !Enabled() {
+		t.Skipf("end-to-end test: set %s=1 to run it with the real parts (scripts/test.sh does; scripts/setup.sh installs them)", EnvVar)
+		return
+	}
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s=1 and this end-to-end test needs %s, which is not on PATH (scripts/setup.sh installs it): %v", EnvVar, tool, err)
+		}
+	}
+}
 
 // SandboxImage is the sandbox image reference: $DSHAUDIT_E2E_IMAGE, else
 // the file scripts/setup.sh writes ($DSHAUDIT_CACHE, $XDG_CACHE_HOME/dshaudit
 // or ~/.cache/dshaudit, then sandbox-image.ref). Missing is a failure.
 func SandboxImage(t testing.TB) string {
 	t.Helper()
+	Require(t)
 	if ref := strings.TrimSpace(os.Getenv("DSHAUDIT_E2E_IMAGE")); ref != "" {
 		return ref
 	}
@@ -52,55 +81,6 @@ func CacheDir() string {
 		base = filepath.Join(home, ".cache")
 	}
 	return filepath.Join(base, "dshaudit")
-}
-
-// Env is the real environment of an end-to-end test.
-type Env struct {
-	Image  string
-	Engine engine.Engine
-	Signer *attest.Signer
-	Pub    *attest.PublicKey
-}
-
-var (
-	once sync.Once
-	env  *Env
-	err  error
-)
-
-// Setup finds podman and the sandbox image in its store and makes one
-// Ed25519 key for the test binary; it fails the test when any is missing.
-func Setup(t testing.TB) *Env {
-	t.Helper()
-	img := SandboxImage(t)
-	once.Do(func() { env, err = setup(img) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env
-}
-
-func setup(img string) (*Env, error) {
-	eng, err := engine.Detect(context.Background(), "podman")
-	if err != nil {
-		return nil, fmt.Errorf("end-to-end tests need podman (scripts/setup.sh installs it): %w", err)
-	}
-	if _, err := eng.EnsureImage(context.Background(), img, engine.FromStore()); err != nil {
-		return nil, fmt.Errorf("sandbox image %s not in podman (run scripts/setup.sh): %w", img, err)
-	}
-	priv, pub, err := attest.GenerateKey(attest.Ed25519)
-	if err != nil {
-		return nil, err
-	}
-	s, err := attest.ParseSigner(priv)
-	if err != nil {
-		return nil, err
-	}
-	pk, err := attest.ParsePublicKey(pub)
-	if err != nil {
-		return nil, err
-	}
-	return &Env{Image: img, Engine: eng, Signer: s, Pub: pk}, nil
 }
 
 // EditEvidenceByte returns the bundle raw with one byte of the evidence
@@ -183,4 +163,23 @@ func CounterFixture(t testing.TB, dir, addr string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// AssertNoContainers fails t when any of the named containers still
+// exists (in any state): every run removes its containers.
+func AssertNoContainers(t testing.TB, names []string) {
+	t.Helper()
+	out, err := exec.Command("podman", "ps", "-a", "--format", "{{.Names}}").Output()
+	if err != nil {
+		t.Fatalf("podman ps -a: %v", err)
+	}
+	live := map[string]bool{}
+	for _, n := range strings.Fields(string(out)) {
+		live[n] = true
+	}
+	for _, n := range names {
+		if live[n] {
+			t.Errorf("container %s was left behind", n)
+		}
+	}
 }

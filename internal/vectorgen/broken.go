@@ -121,14 +121,14 @@ func (g *gen) broken() error {
 			c.sig = nil
 			return rawArchive(entriesOf(c))
 		}},
-		{"other_key", "the same manifest signed by another key", "signature invalid", []string{"signature-invalid"}, "pass", func() ([]byte, error) {
+		{"other_key", "the same manifest signed by another key", "signature-invalid", []string{"signature-invalid"}, "pass", func() ([]byte, error) {
 			c, err := g.sign(g.pass.m, g.pass.files, g.other)
 			if err != nil {
 				return nil, err
 			}
 			return rawArchive(entriesOf(c))
 		}},
-		{"swapped_verdict", "claimed verdicts changed from pass to boot_failed, re-signed with the right key", "verdict mismatch", []string{"verdict-mismatch"}, "pass", func() ([]byte, error) {
+		{"swapped_verdict", "claimed verdicts changed from pass to boot_failed, re-signed with the right key", "verdict-mismatch", []string{"verdict-mismatch"}, "pass", func() ([]byte, error) {
 			m := *g.pass.m
 			m.Repetitions = append([]bundle.Repetition(nil), m.Repetitions...)
 			for i := range m.Repetitions {

@@ -42,8 +42,8 @@ var checklist = []clauseDef{
 	{"5.5.3", "No red-line combination", Critical, check553},
 }
 
-// ClauseIDs returns the T0 clause numbers in the order Check reports them.
-func ClauseIDs() []string {
+// clauseIDs returns the T0 clause numbers in the order Check reports them.
+func clauseIDs() []string {
 	ids := make([]string, len(checklist))
 	for i, c := range checklist {
 		ids[i] = c.id

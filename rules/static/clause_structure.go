@@ -22,7 +22,7 @@ func check511(s *state) ClauseResult {
 		return ClauseResult{Status: NonConforming, Observed: "no usable dsh.bundle.patch",
 			Message: err.Error()}
 	}
-	p, err := cleanPatchPath(raw)
+	p, err := CleanPatchPath(raw)
 	if err != nil {
 		return ClauseResult{Status: NonConforming, Observed: "dsh.bundle.patch = " + quote(raw),
 			Message: err.Error() + "; the value shall be the path of the patch file relative to the package root"}

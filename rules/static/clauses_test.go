@@ -32,7 +32,7 @@ func TestPatchPath(t *testing.T) {
 	}{
 		{`{"dsh":{"bundle":{"patch":"./cordis.patch.yml"}}}`, "cordis.patch.yml", nil},
 		{`{"dsh":{"bundle":{"patch":"conf/./p.yml"}}}`, "conf/p.yml", nil},
-		{`{"dsh":{"bundle":{"patch":"a/../p.yml"}}}`, "p.yml", nil},
+		{`{"dsh":{"bundle":{"patch":"a/../p.yml"}}}`, "", ErrPatchPathInvalid},
 		{`{"dsh":{"bundle":{"patch":"../p.yml"}}}`, "", ErrPatchPathInvalid},
 		{`{"dsh":{"bundle":{"patch":"a/../../p.yml"}}}`, "", ErrPatchPathInvalid},
 		{`{"dsh":{"bundle":{"patch":"/etc/p.yml"}}}`, "", ErrPatchPathInvalid},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -71,7 +72,7 @@ func PatchPath(packageJSON []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return cleanPatchPath(raw)
+	return CleanPatchPath(raw)
 }
 
 // rawPatchPath reads $.dsh.bundle.patch as a non-empty string.
@@ -90,20 +91,50 @@ func rawPatchPath(pkg map[string]any) (string, error) {
 	return s, nil
 }
 
-// cleanPatchPath turns a declared patch path into a clean package-relative
-// path or refuses it.
-func cleanPatchPath(raw string) (string, error) {
-	switch {
-	case !utf8.ValidString(raw):
-		return "", fmt.Errorf("%w: %s is not valid UTF-8", ErrPatchPathInvalid, quote(raw))
-	case strings.ContainsAny(raw, "\x00\\"):
-		return "", fmt.Errorf("%w: %s contains a NUL or backslash", ErrPatchPathInvalid, quote(raw))
-	case strings.HasPrefix(raw, "/"):
-		return "", fmt.Errorf("%w: %s is absolute", ErrPatchPathInvalid, quote(raw))
+// maxPatchPathBytes bounds a declared patch path.
+const maxPatchPathBytes = 1024
+
+var drivePath = regexp.MustCompile(`^[A-Za-z]:`)
+
+// CleanPatchPath is the one normaliser of a declared dsh.bundle.patch
+// value, used by T0's fetch and by clause 5.1.1 alike: it returns the
+// package-relative path to fetch, with leading "./" stripped (the
+// comparison DSHIO/T 10 5.3.1 describes) and the path cleaned. As the
+// value comes from a possibly hostile package.json it refuses
+// (ErrPatchPathInvalid) an empty or over-long value, invalid UTF-8, NUL,
+// backslashes, absolute and Windows drive paths, any ".." segment (even
+// one that would clean back inside the root) and a path naming a
+// directory. SPEC.md "Inputs" (T0 static check, rule 4).
+func CleanPatchPath(raw string) (string, error) {
+	bad := func(why string) (string, error) {
+		return "", fmt.Errorf("%w: %s %s", ErrPatchPathInvalid, quote(raw), why)
 	}
-	p := path.Clean(raw)
-	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
-		return "", fmt.Errorf("%w: %s does not name a file inside the package root", ErrPatchPathInvalid, quote(raw))
+	switch {
+	case raw == "":
+		return bad("is empty")
+	case len(raw) > maxPatchPathBytes:
+		return bad(fmt.Sprintf("is longer than %d bytes", maxPatchPathBytes))
+	case !utf8.ValidString(raw):
+		return bad("is not valid UTF-8")
+	case strings.ContainsRune(raw, 0):
+		return bad("contains NUL")
+	case strings.Contains(raw, `\`):
+		return bad(`contains a backslash; package paths use "/"`)
+	case strings.HasPrefix(raw, "/") || drivePath.MatchString(raw):
+		return bad("is an absolute path, not relative to the package root")
+	}
+	rest := raw
+	for strings.HasPrefix(rest, "./") {
+		rest = strings.TrimLeft(strings.TrimPrefix(rest, "./"), "/")
+	}
+	for _, seg := range strings.Split(rest, "/") {
+		if seg == ".." {
+			return bad(`has a ".." segment: it does not name a file inside the package root`)
+		}
+	}
+	p := path.Clean(rest)
+	if p == "." || p == "" || strings.HasSuffix(rest, "/") {
+		return bad("names a directory, not a file inside the package root")
 	}
 	return p, nil
 }

@@ -54,8 +54,13 @@ type Input struct {
 	// -1 when unknown (clause 5.3.3 is then not evaluated).
 	InstalledSize int64
 	// EntrySchema is the entry JSON Schema from dsh --dump-config-schema,
-	// nil when unavailable (clause 5.1.6 is then not checkable).
+	// nil when unavailable.
 	EntrySchema []byte
+	// EntryDeclaration is the TypeScript declaration of the entry options
+	// (EntryDeclarationPath) from the dsh in the sandbox image, used when
+	// there is no EntrySchema; with neither, clause 5.1.6 is not
+	// checkable.
+	EntryDeclaration []byte
 }
 
 // Report is the T0 outcome (DSHIO/T 20 5.5).

@@ -82,8 +82,8 @@ func fixtureInput(t testing.TB, dir string, baseline string, size *int64) Input 
 
 func TestVectors(t *testing.T) {
 	vf := loadVectors(t)
-	if !slices.Equal(vf.ClauseOrder, ClauseIDs()) {
-		t.Fatalf("expected.json clause_order %v, Check reports %v", vf.ClauseOrder, ClauseIDs())
+	if !slices.Equal(vf.ClauseOrder, clauseIDs()) {
+		t.Fatalf("expected.json clause_order %v, Check reports %v", vf.ClauseOrder, clauseIDs())
 	}
 	dirs, err := os.ReadDir(vectorsDir)
 	if err != nil {
@@ -122,13 +122,13 @@ func checkReport(t *testing.T, v vector, rep Report) {
 	if rep.ConformingStatic == nil || v.ConformingStatic == nil || *rep.ConformingStatic != *v.ConformingStatic {
 		t.Errorf("conforming_static = %v, want %v", ptrStr(rep.ConformingStatic), ptrStr(v.ConformingStatic))
 	}
-	if len(rep.Clauses) != len(ClauseIDs()) {
-		t.Fatalf("%d clauses, want %d", len(rep.Clauses), len(ClauseIDs()))
+	if len(rep.Clauses) != len(clauseIDs()) {
+		t.Fatalf("%d clauses, want %d", len(rep.Clauses), len(clauseIDs()))
 	}
 	byID := map[string]ClauseResult{}
 	for i, c := range rep.Clauses {
-		if c.Clause != ClauseIDs()[i] {
-			t.Errorf("clause %d is %s, want %s", i, c.Clause, ClauseIDs()[i])
+		if c.Clause != clauseIDs()[i] {
+			t.Errorf("clause %d is %s, want %s", i, c.Clause, clauseIDs()[i])
 		}
 		byID[c.Clause] = c
 		want, ok := v.Clauses[c.Clause]

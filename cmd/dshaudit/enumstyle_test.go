@@ -1,0 +1,129 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dshaudit/dshaudit/internal/schematest"
+)
+
+// kebab is the one style of every enum value dshaudit defines in its JSON
+// (SPEC.md "Result objects"). Values the DSHIO standards spell (verdict
+// codes such as install_failed, stage states, T0 clause states) are
+// recorded as the standards spell them and are not dshaudit's to restyle.
+var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// enumTypes are the string types whose constants are JSON enum values,
+// by package directory.
+var enumTypes = map[string][]string{
+	"verify":    {"Class", "Status"},
+	"replay":    {"Outcome"},
+	"claim":     {"Outcome", "Kind"},
+	"pkgsource": {"SourceKind", "SelectorKind"},
+}
+
+// enumValues reads every constant of the named types declared in the
+// non-test Go files of dir (so a constant added in any file counts).
+func enumValues(t *testing.T, dir string, types []string) map[string][]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	out := map[string][]string{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		af, err := parser.ParseFile(fset, f, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, sp := range gd.Specs {
+				vs := sp.(*ast.ValueSpec)
+				id, ok := vs.Type.(*ast.Ident)
+				if !ok || !slices.Contains(types, id.Name) {
+					continue
+				}
+				for _, v := range vs.Values {
+					lit, ok := v.(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						t.Errorf("%s: a %s constant that is not a string literal", f, id.Name)
+						continue
+					}
+					s, _ := strconv.Unquote(lit.Value)
+					out[id.Name] = append(out[id.Name], s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestEnumValuesAreKebabCase(t *testing.T) {
+	for dir, types := range enumTypes {
+		vals := enumValues(t, dir, types)
+		for _, typ := range types {
+			if len(vals[typ]) == 0 {
+				t.Errorf("%s.%s: no constants found", dir, typ)
+			}
+			for _, v := range vals[typ] {
+				if !kebab.MatchString(v) {
+					t.Errorf("%s.%s value %q is not lower-kebab-case", dir, typ, v)
+				}
+			}
+		}
+	}
+}
+
+// The schemas' enums list exactly the constants the code defines.
+func TestSchemaEnumsMatchConstants(t *testing.T) {
+	verifyVals := enumValues(t, "verify", []string{"Status"})
+	replayVals := enumValues(t, "replay", []string{"Outcome"})
+	claimVals := enumValues(t, "claim", []string{"Outcome"})
+	for _, c := range []struct {
+		schema string
+		ptr    []string
+		want   []string
+	}{
+		{"verify-result", []string{"properties", "status", "enum"}, verifyVals["Status"]},
+		{"replay-result", []string{"properties", "outcome", "enum"}, replayVals["Outcome"]},
+		{"verify-result", []string{"properties", "claim", "properties", "outcome", "enum"}, claimVals["Outcome"]},
+	} {
+		var doc any = schematest.Raw(t, c.schema)
+		for _, k := range c.ptr {
+			m, ok := doc.(map[string]any)
+			if !ok {
+				t.Fatalf("%s: no %v", c.schema, c.ptr)
+			}
+			doc = m[k]
+		}
+		var got []string
+		for _, v := range doc.([]any) {
+			got = append(got, v.(string))
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(c.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("schema/%s.schema.json %v = %v, the code defines %v", c.schema, c.ptr, got, want)
+		}
+	}
+}
