@@ -138,6 +138,7 @@ type attempt_ struct {
 	outs  []Outcome
 	todo  []int // task indexes; array index k runs tasks[todo[k]]
 	n     int
+	id    string // the engine's job id
 }
 
 func (a *attempt_) run(ctx context.Context, root string) (retry []int, err error) {
@@ -160,6 +161,7 @@ func (a *attempt_) run(ctx context.Context, root string) (retry []int, err error
 	if err != nil {
 		return nil, err
 	}
+	a.id = id
 	_ = os.WriteFile(filepath.Join(dir, "job-id"), []byte(id+"\n"), 0o644)
 	a.say("%s: submitted job %s: %d task(s), attempt %d (state and logs: %s)", a.o.Engine.Name(), id, len(a.todo), a.n, dir)
 
@@ -273,9 +275,9 @@ func (a *attempt_) classify(ctx context.Context, k, code int, dir string, took t
 	}
 	switch o.State {
 	case StateDone:
-		a.say("task %d %s: done, %s (exit %d, %.0fs)", k, label(o.Task), o.Verdict, code, took.Seconds())
+		a.say("task %s_%d %s: done, %s (exit %d, %.0fs)", a.id, k, label(o.Task), o.Verdict, code, took.Seconds())
 	default:
-		a.say("task %d %s: %s: %q (log: %s)", k, label(o.Task), o.State, o.Why, logPath(dir, k))
+		a.say("task %s_%d %s: %s: %q (log: %s)", a.id, k, label(o.Task), o.State, o.Why, logPath(dir, k))
 	}
 	return retry
 }

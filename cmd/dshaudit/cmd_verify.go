@@ -239,28 +239,7 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 			return err
 		}
 	} else {
-		for _, it := range items {
-			switch {
-			case it.Report == nil:
-				fmt.Fprintf(s.Out, "%-17s %s: %s\n", "unreadable", it.Path, it.Error)
-			default:
-				v := it.Report.DerivedVerdict
-				if !it.Report.Dynamic {
-					v = "static_only"
-				}
-				fmt.Fprintf(s.Out, "%-17s %s  %s %s\n", it.Report.Status, it.Path, it.Report.Package, v)
-			}
-		}
-		fmt.Fprintf(s.Out, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
-		for _, v := range slices.Sorted(maps.Keys(sum.ByVerdict)) {
-			fmt.Fprintf(s.Out, "  %-28s %d\n", v, sum.ByVerdict[v])
-		}
-		if len(sum.Failed) > 0 {
-			fmt.Fprintf(s.Out, "failed (%d):\n", len(sum.Failed))
-			for _, f := range sum.Failed {
-				fmt.Fprintf(s.Out, "  %s: %s: %s\n", f.Path, f.Status, f.Why)
-			}
-		}
+		printVerifyMany(s.Out, items, sum)
 	}
 	if cmd.Context().Err() != nil {
 		return cmd.Context().Err()
@@ -269,6 +248,34 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 		return silentError{ErrFindings}
 	}
 	return nil
+}
+
+// printVerifyMany prints one line per bundle and the summary: counts by
+// re-derived verdict code and the bundles that failed (SPEC.md "Many
+// bundles"). dshaudit batch prints the same at its end.
+func printVerifyMany(w io.Writer, items []verify.Item, sum verify.Summary) {
+	for _, it := range items {
+		switch {
+		case it.Report == nil:
+			fmt.Fprintf(w, "%-17s %s: %s\n", "unreadable", it.Path, it.Error)
+		default:
+			v := it.Report.DerivedVerdict
+			if !it.Report.Dynamic {
+				v = "static_only"
+			}
+			fmt.Fprintf(w, "%-17s %s  %s %s\n", it.Report.Status, it.Path, it.Report.Package, v)
+		}
+	}
+	fmt.Fprintf(w, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
+	for _, v := range slices.Sorted(maps.Keys(sum.ByVerdict)) {
+		fmt.Fprintf(w, "  %-28s %d\n", v, sum.ByVerdict[v])
+	}
+	if len(sum.Failed) > 0 {
+		fmt.Fprintf(w, "failed (%d):\n", len(sum.Failed))
+		for _, f := range sum.Failed {
+			fmt.Fprintf(w, "  %s: %s: %s\n", f.Path, f.Status, f.Why)
+		}
+	}
 }
 
 func writeJSON(w io.Writer, v any) error {
