@@ -157,6 +157,7 @@ func (a *attempt_) run(ctx context.Context, root string) (retry []int, err error
 	}
 	// A submission is not interrupted half-way: the engine may have
 	// accepted it, and then it must be cancelled by id.
+	_ = os.WriteFile(filepath.Join(dir, "submitted"), []byte(fmt.Sprintf("%.3f\n", float64(time.Now().UnixNano())/1e9)), 0o644)
 	id, err := a.o.Engine.Submit(context.WithoutCancel(ctx), Job{Dir: dir, Script: script, Tasks: len(a.todo), Parallel: a.o.Parallel, WorkDir: a.o.WorkDir})
 	if err != nil {
 		return nil, err
@@ -219,7 +220,11 @@ func (a *attempt_) run(ctx context.Context, root string) (retry []int, err error
 				running++
 			}
 			now := st.State
-			if st.Reason != "" && st.Reason != "None" {
+			switch {
+			case st.Reason == "" || st.Reason == "None":
+			case strings.HasPrefix(st.Reason, "("):
+				now += " " + st.Reason
+			default:
 				now += " (" + st.Reason + ")"
 			}
 			if now != last[k] {

@@ -145,9 +145,14 @@ func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
 	out := filepath.Join(tmp, "bundles")
 	want := fixtureVerdicts(t, root)
 
-	// Four fixtures, each reaching its own verdict; "pass" runs longest
-	// (T4 observes 12 s) and is the one cancelled.
-	fixtures := []string{"pass", "install-failed", "config-failed", "not-registered"}
+	// Four fixtures, each reaching its own verdict whatever the machine's
+	// load: "pass" is left out because on this shared 2-core machine a
+	// load average near 25 makes dsh miss T4's 12 s window and a
+	// well-formed plugin is then, honestly, boot_failed (SPEC.md "T4
+	// command"; seen in this test's first runs). "boot-failed" reaches T4
+	// and runs longest: it is the one cancelled.
+	const victim = "boot-failed"
+	fixtures := []string{victim, "install-failed", "config-failed", "not-registered"}
 	var plan strings.Builder
 	plan.WriteString("# batch end-to-end plan\n")
 	wantCounts := map[string]int{}
@@ -166,8 +171,8 @@ func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
 	args := []string{planFile, "--on", "slurm", "--image", env.Image, "--key", key, "--out", out,
 		"--t1-workspace-root", "--repeat", "1", "--retries", "0", "--poll", "500ms", "--parallel", "2", "--json"}
 
-	// Run 1: scancel the pass fixture's array task while it runs.
-	running := regexp.MustCompile(`task (\d+_\d+) "[^"]*/pass" \([^)]*\): RUNNING`)
+	// Run 1: scancel the victim's array task while it runs.
+	running := regexp.MustCompile(`task (\d+_\d+) "[^"]*/` + victim + `" \([^)]*\): RUNNING`)
 	cancelled := ""
 	code, res, _ := runBatch(t, bin, args, func(line string) {
 		if m := running.FindStringSubmatch(line); m != nil && cancelled == "" {
@@ -182,24 +187,24 @@ func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
 		}
 	})
 	if cancelled == "" {
-		t.Fatal("never saw the pass fixture's task RUNNING")
+		t.Fatalf("never saw the %s fixture's task RUNNING", victim)
 	}
 	if code != 3 {
 		t.Fatalf("run 1 exit %d, want 3 (one spec without a bundle)", code)
 	}
 	for _, tk := range res.Tasks {
-		isPass := strings.HasSuffix(tk.Spec, "/pass")
+		isVictim := strings.HasSuffix(tk.Spec, "/"+victim)
 		switch {
-		case isPass && (tk.State != "failed" || !strings.Contains(tk.Why, "cancelled or lost")):
+		case isVictim && (tk.State != "failed" || !strings.Contains(tk.Why, "cancelled or lost")):
 			t.Errorf("cancelled task: state %q why %q, want failed, cancelled or lost", tk.State, tk.Why)
-		case !isPass && tk.State != "done":
+		case !isVictim && tk.State != "done":
 			t.Errorf("%s: state %q (%s), want done", tk.Spec, tk.State, tk.Why)
 		}
 	}
-	// Nothing half-written: no bundle for pass, no temporary file.
+	// Nothing half-written: no bundle for the victim, no temporary file.
 	ents, _ := os.ReadDir(out)
 	for _, e := range ents {
-		if strings.Contains(e.Name(), ".tmp-") || strings.HasPrefix(e.Name(), "dshaudit-fixture-pass-") {
+		if strings.Contains(e.Name(), ".tmp-") || strings.HasPrefix(e.Name(), "dshaudit-fixture-"+victim+"-") {
 			t.Errorf("left behind after scancel: %s", e.Name())
 		}
 	}
@@ -223,8 +228,8 @@ func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
 		t.Errorf("run 2 exit %d, want %d", code, wantExit)
 	}
 	for _, tk := range res.Tasks {
-		isPass := strings.HasSuffix(tk.Spec, "/pass")
-		if isPass && tk.State != "done" || !isPass && tk.State != "done earlier" {
+		isVictim := strings.HasSuffix(tk.Spec, "/"+victim)
+		if isVictim && tk.State != "done" || !isVictim && tk.State != "done earlier" {
 			t.Errorf("run 2: %s: %s (%s)", tk.Spec, tk.State, tk.Why)
 		}
 	}

@@ -24,8 +24,9 @@ const (
 // one ordinary `dshaudit run` with the task's arguments, whose first step
 // is the image check by digest (exit 3 when the image is missing). The
 // exit code goes to exit/<index> atomically, so it can be read after the
-// engine has forgotten the task. A task killed before it ends writes no
-// exit code: the batch sees it as cancelled. docs/batch.md "The task".
+// engine has forgotten the task. A cancelled task (SIGTERM) waits for its
+// run to clean up and writes no exit code: the batch sees it as
+// cancelled. docs/batch.md "The task".
 const taskScript = `#!/bin/bash
 # dshaudit batch task: one array task = one ordinary dshaudit run.
 set -u
@@ -46,9 +47,23 @@ preflight() {
 command -v "$engine" >/dev/null 2>&1 || preflight "container engine $engine not found on PATH ($PATH)"
 [[ -x "$dshaudit" ]] || preflight "dshaudit not found at $dshaudit (install it on every node, or put it on shared storage)"
 mapfile -d '' args <"$state/args/$i" || preflight "cannot read $state/args/$i (is $state on shared storage?)"
+echo "dshaudit batch: task $i on node $node: started $(date +%%s.%%N)" >"$state/logs/$i.start"
 echo "dshaudit batch: task $i on node $node: dshaudit run ${args[*]}" >&2
-"$dshaudit" run "${args[@]}"
-finish "$?"
+# The run is waited for even when the engine cancels the task (SIGTERM):
+# it removes its containers and temporary files first. A cancelled task
+# writes no exit code.
+"$dshaudit" run "${args[@]}" </dev/null &
+child=$!
+cancelled=
+trap 'cancelled=1; kill -TERM "$child" 2>/dev/null' TERM INT
+wait "$child"
+code=$?
+while kill -0 "$child" 2>/dev/null; do
+	wait "$child"
+	code=$?
+done
+[[ -z "$cancelled" ]] || exit 143
+finish "$code"
 `
 
 // shellQuote quotes s for bash.

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # The README's test command: installs and starts everything the tests need
 # on a fresh machine (podman, runc, debootstrap, the sandbox image with real
-# dsh, via scripts/setup.sh), then runs every test, end-to-end ones
-# included. A test that needs a real part fails when it is missing.
+# dsh, via scripts/setup.sh; slurm-wlm and munge, with munged, slurmctld
+# and slurmd started directly, via scripts/setup-slurm.sh), then runs every
+# test, end-to-end ones included, and stops the Slurm daemons it started. A test that needs a real part fails when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
+
+# A one-node Slurm on localhost for the batch end-to-end test
+# (docs/batch.md); stopped again however the tests end.
+bash scripts/setup-slurm.sh start
+trap 'bash scripts/setup-slurm.sh stop' EXIT
 
 echo "== go vet"
 go vet ./...

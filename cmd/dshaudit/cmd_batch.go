@@ -48,8 +48,10 @@ type batchOptions struct {
 // BatchMediaType identifies the --json object of `dshaudit batch`.
 const BatchMediaType = "application/vnd.dshaudit.batch-result.v1+json"
 
-func newBatchCmd(s *streams) *cobra.Command {
-	o := &batchOptions{}
+func newBatchCmd(s *streams) *cobra.Command { return batchCommand(&batchOptions{}, s) }
+
+// batchCommand builds the command around o.
+func batchCommand(o *batchOptions, s *streams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "batch PLAN|SPEC... --image NAME@sha256:DIGEST --key KEY --out DIR [--on local|slurm] [flags]",
 		Short: "Run many plugins on Slurm or locally, resumably, and verify what comes back",
