@@ -304,3 +304,61 @@ func TestE2EUnreachableSlurmctld(t *testing.T) {
 		t.Fatalf("exit %v, want 3 saying slurmctld unreachable:\n%s", err, out)
 	}
 }
+
+// TestE2ESlurmInterrupt: Ctrl-C (SIGINT) of the batch cancels its Slurm
+// job, waits for the task to stop, and leaves no bundle and no temporary
+// file; exit 130.
+func TestE2ESlurmInterrupt(t *testing.T) {
+	env := e2etest.Setup(t)
+	needSlurm(t)
+	root, _ := filepath.Abs("..")
+	bin := buildDshaudit(t, root)
+	tmp := t.TempDir()
+	key, _ := writeKey(t, tmp)
+	out := filepath.Join(tmp, "out")
+	cmd := exec.Command(bin, "batch", filepath.Join(root, "testdata", "plugins", "config-failed"), "--on", "slurm",
+		"--image", env.Image, "--key", key, "--out", out, "--t1-workspace-root", "--repeat", "1", "--poll", "500ms")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	job := ""
+	sc := bufio.NewScanner(stderr)
+	submitted := regexp.MustCompile(`submitted job (\d+):`)
+	for sc.Scan() {
+		line := sc.Text()
+		t.Log(line)
+		if m := submitted.FindStringSubmatch(line); m != nil {
+			job = m[1]
+		}
+		if strings.Contains(line, ": RUNNING") {
+			time.Sleep(5 * time.Second)
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	for sc.Scan() {
+		t.Log(sc.Text())
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130", err)
+	}
+	if job == "" {
+		t.Fatal("no job id seen")
+	}
+	if q, _ := exec.Command("squeue", "-h", "-j", job).CombinedOutput(); strings.TrimSpace(string(q)) != "" && !strings.Contains(string(q), "Invalid job id") {
+		t.Fatalf("job %s still queued after the batch ended: %s", job, q)
+	}
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		if e.Name() != StateDirName {
+			t.Errorf("left behind after Ctrl-C: %s", e.Name())
+		}
+	}
+}

@@ -9,7 +9,8 @@ import (
 	"strings"
 )
 
-// Exit codes a task can end with (cmd/dshaudit/exitcodes.go); the task
+// Exit codes a task can end with: `dshaudit run`'s, from
+// cmd/dshaudit/exitcodes.go (a test there checks they are equal); the task
 // script itself only adds ExitCouldNotRun for a failed pre-flight.
 const (
 	ExitOK          = 0

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/batch"
 	"github.com/dshaudit/dshaudit/internal/e2etest"
 )
 
@@ -103,5 +104,14 @@ func TestBatchLocalMissingImage(t *testing.T) {
 	}
 	if stdout != "" {
 		t.Fatalf("stdout %q, want nothing", stdout)
+	}
+}
+
+// TestBatchExitCodesAreTheCommands: package batch reads the exit codes a
+// task's `dshaudit run` ends with; they are this command's.
+func TestBatchExitCodesAreTheCommands(t *testing.T) {
+	if batch.ExitOK != ExitOK || batch.ExitFindings != ExitFindings || batch.ExitUsage != ExitUsage ||
+		batch.ExitCouldNotRun != ExitCouldNotRun || batch.ExitInterrupted != ExitInterrupted {
+		t.Fatal("batch's exit codes differ from cmd/dshaudit/exitcodes.go")
 	}
 }
