@@ -221,7 +221,7 @@ func (a *attempt_) run(ctx context.Context, root string) (retry []int, err error
 			}
 			now := st.State
 			switch {
-			case st.Reason == "" || st.Reason == "None":
+			case st.Reason == "" || st.Reason == "None" || st.Reason == "(None)":
 			case strings.HasPrefix(st.Reason, "("):
 				now += " " + st.Reason
 			default:
