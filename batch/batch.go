@@ -120,7 +120,7 @@ func Run(ctx context.Context, tasks []Task, o Options) ([]Outcome, error) {
 			case <-time.After(d):
 			}
 		}
-		a := &attempt_{o: o, say: say, tasks: tasks, outs: outs, todo: todo, n: attempt}
+		a := &submission{o: o, say: say, tasks: tasks, outs: outs, todo: todo, n: attempt}
 		retry, err := a.run(ctx, root)
 		if err != nil {
 			return outs, err
@@ -130,8 +130,8 @@ func Run(ctx context.Context, tasks []Task, o Options) ([]Outcome, error) {
 	return outs, nil
 }
 
-// attempt_ is one submission of the tasks still to do.
-type attempt_ struct {
+// submission is one attempt: a job of the tasks still to do.
+type submission struct {
 	o     Options
 	say   func(string, ...any)
 	tasks []Task
@@ -141,7 +141,7 @@ type attempt_ struct {
 	id    string // the engine's job id
 }
 
-func (a *attempt_) run(ctx context.Context, root string) (retry []int, err error) {
+func (a *submission) run(ctx context.Context, root string) (retry []int, err error) {
 	dir := filepath.Join(root, time.Now().UTC().Format("20060102T150405.000Z")+"-attempt"+strconv.Itoa(a.n))
 	argv := make([][]string, len(a.todo))
 	for k, i := range a.todo {
@@ -254,7 +254,7 @@ func (a *attempt_) run(ctx context.Context, root string) (retry []int, err error
 }
 
 // classify records how task k ended and says whether to retry it.
-func (a *attempt_) classify(ctx context.Context, k, code int, dir string, took time.Duration) (retry bool) {
+func (a *submission) classify(ctx context.Context, k, code int, dir string, took time.Duration) (retry bool) {
 	o := &a.outs[a.todo[k]]
 	o.Attempts++
 	o.Exit = code
@@ -291,7 +291,7 @@ func (a *attempt_) classify(ctx context.Context, k, code int, dir string, took t
 // every dshaudit run under it has removed its containers and temporary
 // files or been killed), then removes temporary bundle files a killed
 // run could not.
-func (a *attempt_) cancel(id, dir string, ended []bool) {
+func (a *submission) cancel(id, dir string, ended []bool) {
 	a.say("interrupted: cancelling %s job %s", a.o.Engine.Name(), id)
 	cctx, stop := context.WithTimeout(context.Background(), cancelWait)
 	defer stop()

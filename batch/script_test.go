@@ -55,6 +55,9 @@ func TestTaskScriptRunsDshauditWithExactArguments(t *testing.T) {
 		if code, ok := readExit(state, k); !ok || code != 1 {
 			t.Errorf("task %d: exit %d %v, want 1 written", k, code, ok)
 		}
+		if b, err := os.ReadFile(filepath.Join(state, "logs", string(rune('0'+k))+".start")); err != nil || !strings.Contains(string(b), "started ") {
+			t.Errorf("task %d: start time not recorded: %q %v", k, b, err)
+		}
 	}
 }
 

@@ -47,9 +47,9 @@ rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%7.1f s  %6.1f plugins/hour", 
 overhead() {
 	local state
 	for state in "$1"/.dshaudit-batch/*/; do
-		local sub
-		sub=$(cat "$state/submitted")
-		cat "$state"/logs/*.start 2>/dev/null | awk -v sub="$sub" '{ print $NF - sub }'
+		local submitted
+		submitted=$(cat "$state/submitted")
+		cat "$state"/logs/*.start 2>/dev/null | awk -v t0="$submitted" '{ print $NF - t0 }'
 	done | sort -n | awk '
 		NR == 1 { first = $1 }
 		$1 <= first + 5 { s += $1; k++; if ($1 > m) m = $1 }
