@@ -2,7 +2,7 @@ package assemble
 
 import "github.com/dshaudit/dshaudit/rules"
 
-// Deviation "what" names the verifier recognises (SPEC.md "Deviations").
+// Deviation "what" names the verifier recognises (SPEC.md "Deviation names").
 const (
 	DeviationDSHVersion        = "dsh version"
 	DeviationObservationWindow = "T4 observation window"

@@ -4,6 +4,6 @@
 // and the bundles themselves. It is resumable: a spec's bundle is named by
 // package@version and image digest, a bundle that already verifies is
 // not run again, failed tasks are retried with backoff, and an interrupted
-// batch cancels its tasks and leaves no half-written bundle. SPEC.md
-// "Batch runs"; the design, and how it scales, is docs/batch.md.
+// batch cancels its tasks and leaves no half-written bundle. DESIGN.md
+// "Batch runs"; the engines, and how it scales, are docs/batch.md.
 package batch

@@ -17,7 +17,7 @@ import (
 // the host side of a run (podman, conmon, the runner, pnpm's network
 // wait) needs CPU too; on a machine that also does other work a second
 // concurrent run per two CPUs is what starves dsh's boot inside T4's 12 s
-// window (SPEC.md "T4 command": boot_failed under load). docs/batch.md
+// window (DESIGN.md "T4 command": boot_failed under load). docs/batch.md
 // "Local engine" has the measurement.
 func DefaultLocalParallel() int { return max(1, runtime.NumCPU()/2) }
 

@@ -2,7 +2,7 @@ package bundle
 
 import "github.com/dshaudit/dshaudit/rules/static"
 
-// ManifestMediaType identifies a dshaudit evidence manifest (SPEC.md 3).
+// ManifestMediaType identifies a dshaudit evidence manifest (SPEC.md "Manifest fields").
 const ManifestMediaType = "application/vnd.dshaudit.manifest.v1+json"
 
 // SchemaVersion is the manifest schema version this code writes and reads.
@@ -14,7 +14,7 @@ const ManifestPath = "manifest.json"
 // SignaturePath is the Sigstore bundle's path inside the archive.
 const SignaturePath = "signature.sigstore.json"
 
-// Manifest is the parsed form of manifest.json (SPEC.md 3.3). The raw bytes
+// Manifest is the parsed form of manifest.json (SPEC.md "Manifest fields"). The raw bytes
 // are what is hashed and signed; this struct sits beside them.
 type Manifest struct {
 	MediaType     string `json:"media_type"`

@@ -71,6 +71,9 @@ func canonical(m *Manifest) Manifest {
 	if c.Static.Evidence == nil {
 		c.Static.Evidence = map[string]string{}
 	}
+	if c.Environment.Evidence == nil {
+		c.Environment.Evidence = map[string]string{}
+	}
 	c.Static.Report.Clauses = nonNil(c.Static.Report.Clauses)
 	c.Repetitions = slices.Clone(nonNil(c.Repetitions))
 	for i := range c.Repetitions {
@@ -132,7 +135,10 @@ func DecodeManifest(raw []byte) (*Manifest, error) {
 	if err := ValidateManifest(&m); err != nil {
 		return nil, err
 	}
-	again, err := marshal(&m)
+	// Re-encode through canonical, so that null where the encoding always
+	// writes [] or {} is refused as a second byte form of "none".
+	c := canonical(&m)
+	again, err := marshal(&c)
 	if err != nil {
 		return nil, err
 	}

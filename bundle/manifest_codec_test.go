@@ -207,6 +207,37 @@ func TestDecodeManifestRefuses(t *testing.T) {
 	}
 }
 
+// TestDecodeManifestRefusesNull checks that null in place of a list or
+// map the encoding always writes is refused: [] and {} are the one byte
+// form of "none" (SPEC.md "Canonical manifest encoding").
+func TestDecodeManifestRefusesNull(t *testing.T) {
+	empty, err := EncodeManifest(NewManifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeManifest(empty); err != nil {
+		t.Fatalf("empty manifest: %v", err)
+	}
+	for _, c := range []struct{ from, to string }{
+		{`"standards": []`, `"standards": null`},
+		{`"fixed": []`, `"fixed": null`},
+		{`"deviations": []`, `"deviations": null`},
+		{`"timeouts_ms": {}`, `"timeouts_ms": null`},
+		{`"clauses": []`, `"clauses": null`},
+		{"\"environment\": {\n    \"evidence\": {}", "\"environment\": {\n    \"evidence\": null"},
+		{`"repetitions": []`, `"repetitions": null`},
+		{`"files": []`, `"files": null`},
+	} {
+		raw := bytes.Replace(empty, []byte(c.from), []byte(c.to), 1)
+		if bytes.Equal(raw, empty) {
+			t.Fatalf("%s not in the empty manifest:\n%s", c.from, empty)
+		}
+		if _, err := DecodeManifest(raw); !errors.Is(err, ErrManifestNotCanonical) {
+			t.Errorf("%s: DecodeManifest = %v, want %v", c.to, err, ErrManifestNotCanonical)
+		}
+	}
+}
+
 // TestDecodeManifestReportsAll checks that every structural problem is
 // reported, not only the first.
 func TestDecodeManifestReportsAll(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -50,16 +51,18 @@ type Facts struct {
 	Verified bool
 	Status   string
 	// Standards are the editions the bundle applied.
-	Standards        []string
-	Package          string // name@version
-	Baseline         string
-	TestDate         string
-	Fingerprint      string
-	BundleDigest     string // sha256:<hex>
-	Dynamic          bool
-	Verdict          string // re-derived overall verdict
-	Unstable         bool
-	Deviated         bool
+	Standards    []string
+	Package      string // name@version
+	Baseline     string
+	TestDate     string
+	Fingerprint  string
+	BundleDigest string // sha256:<hex>
+	Dynamic      bool
+	Verdict      string // re-derived overall verdict
+	Unstable     bool
+	Deviated     bool
+	// Deviations are the bundle's recorded deviations, item by item.
+	Deviations       []bundle.Deviation
 	ConformingStatic *bool
 }
 
@@ -167,12 +170,6 @@ func checkDeclaration(d Declaration, f Facts, pkg string) []Finding {
 	if d.Bundle != "" && d.Bundle != f.BundleDigest {
 		bad(d.BundleLine, KindContradicts, "DSHIO/T 20 12.2", "names evidence bundle %s; this bundle is %s", d.Bundle, f.BundleDigest)
 	}
-	if (f.Deviated || f.Unstable) && len(d.Deviations) == 0 && d.Scope == ScopeStaticDynamic {
-		what := "deviated"
-		if f.Unstable {
-			what = "unstable"
-		}
-		bad(d.Line, KindNotBacked, "DSHIO/T 21 8.2", "presents a %s result as an ordinary declaration: the deviations must be declared item by item, and it is not a basis for certification", what)
-	}
+	out = append(out, checkDeviations(d, f.Deviations)...)
 	return out
 }

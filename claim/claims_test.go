@@ -1,6 +1,7 @@
 package claim_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -71,5 +73,49 @@ func TestClaimCases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOwnDeclarationBacked: the declaration a bundle carries (the one
+// `run` prints for the README, deviations and all) is backed by that
+// bundle, for every valid vector that supports one.
+func TestOwnDeclarationBacked(t *testing.T) {
+	key, err := attest.LoadPublicKey("../testdata/vectors/keys/signer.pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, name := range []string{"pass", "unstable", "boot_failed", "boot_failed_hang", "boot_failed_exits", "install_failed", "config_failed", "installs_but_not_registered", "static_only"} {
+		path := filepath.Join("../testdata/vectors", name+".dshaudit.tar.zst")
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		arc, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := bundle.DecodeManifest(arc.RawManifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Declaration == "" {
+			continue
+		}
+		rep, err := verify.Verify(context.Background(), path, bytes.NewReader(raw), verify.Options{Policy: attest.Policy{Key: key}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := claim.Check("# plugin\n\n"+m.Declaration, claim.FactsFromReport(rep), "")
+		if res.Outcome != claim.Backed {
+			t.Errorf("%s: its own declaration is %s:\n%s", name, res.Outcome, m.Declaration)
+			for _, f := range res.Findings {
+				t.Logf("  %s", f)
+			}
+		}
+		checked++
+	}
+	if checked < 5 {
+		t.Errorf("only %d vectors carry a declaration", checked)
 	}
 }

@@ -19,6 +19,7 @@ func FactsFromReport(r *verify.Report) Facts {
 		Verdict:          r.DerivedVerdict,
 		Unstable:         r.Unstable,
 		Deviated:         len(r.Deviations) > 0,
+		Deviations:       r.DeviationRecords,
 		ConformingStatic: r.ConformingStatic,
 	}
 }

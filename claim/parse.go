@@ -26,6 +26,8 @@ type Declaration struct {
 	BundleLine int    `json:"bundle_line,omitempty"`
 	// Deviations are the "Condition deviation:" lines declared with it.
 	Deviations []string `json:"deviations,omitempty"`
+	// DeviationLines are their 1-based line numbers, in the same order.
+	DeviationLines []int `json:"deviation_lines,omitempty"`
 }
 
 // Scopes a declaration can claim (DSHIO/T 10 8.1).
@@ -112,6 +114,7 @@ func Parse(text string) []Declaration {
 				d.Bundle, d.BundleLine = bundleRE.FindStringSubmatch(f)[1], j+1
 			case deviationRE.MatchString(f):
 				d.Deviations = append(d.Deviations, deviationRE.FindStringSubmatch(f)[1])
+				d.DeviationLines = append(d.DeviationLines, j+1)
 			}
 		}
 		out = append(out, d)

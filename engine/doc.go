@@ -4,7 +4,7 @@
 // fresh, limited, network-controlled container under the DSHIO/T 21 clause
 // 5.1 conditions, capturing stdout, stderr and their merge in arrival order.
 //
-// Every rule here is normative in SPEC.md "Sandbox conditions".
+// Every rule here is described in DESIGN.md "Sandbox conditions".
 //
 // The package talks to the engine through its command-line client only (no
 // daemon socket), so the same code drives daemonless podman and docker.

@@ -6,7 +6,7 @@ import (
 )
 
 // Engine runs commands in fresh containers of images pinned by digest.
-// SPEC.md "Sandbox conditions".
+// DESIGN.md "Sandbox conditions".
 type Engine interface {
 	// Name is "podman" or "docker".
 	Name() string
@@ -76,7 +76,7 @@ type Limits struct {
 }
 
 // The default limits. DSHIO/T 21 5.1.3's table was lost; these are the
-// project's decisions (SPEC.md "Sandbox conditions"): memory and CPU equal
+// project's decisions (DESIGN.md "Sandbox conditions"): memory and CPU equal
 // the T 21 5.2 example fingerprint (mem=768m;cpu=1).
 const (
 	DefaultMemory = "768m"

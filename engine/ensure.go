@@ -20,7 +20,7 @@ import (
 )
 
 // EnsureImage makes the image whose manifest digest is the one pinned in
-// ref present in the engine and returns it. SPEC.md "Image digest check".
+// ref present in the engine and returns it. DESIGN.md "Image digest check".
 //
 // "The image the engine will run has exactly that digest" means: the
 // engine's image record lists the pinned manifest digest, and, whenever the

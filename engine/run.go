@@ -26,15 +26,15 @@ const (
 	cleanupWait = 30 * time.Second      // budget of each cleanup command
 )
 
-// Run runs spec.Argv to completion or to spec.Timeout. SPEC.md "Sandbox
-// conditions". A non-zero exit is not an error; an engine failure (client
-// exit 125) is, with the Result still returned.
+// Run runs spec.Argv to completion or to spec.Timeout (DESIGN.md
+// "Sandbox conditions"). A non-zero exit is not an error; an engine
+// failure (client exit 125) is, with the Result still returned.
 func (c *CLI) Run(ctx context.Context, spec RunSpec) (*Result, error) {
 	return c.run(ctx, spec, 0)
 }
 
 // Observe runs spec.Argv and watches it for window, measured from the
-// moment the engine reports the container process running. SPEC.md
+// moment the engine reports the container process running. DESIGN.md
 // "Liveness observation".
 func (c *CLI) Observe(ctx context.Context, spec RunSpec, window time.Duration) (*Result, error) {
 	if window <= 0 {
@@ -108,7 +108,7 @@ func (c *CLI) runArgs(name, pidfile string, spec RunSpec) []string {
 	}
 	if c.podman {
 		// Nothing from the host: no proxy variables, no TERM from
-		// containers.conf. SPEC.md "Environment".
+		// containers.conf. DESIGN.md "Environment".
 		a = append(a, "--http-proxy=false", "--unsetenv", "TERM")
 		if pidfile != "" {
 			a = append(a, "--pidfile", pidfile)

@@ -22,7 +22,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// SPEC.md "Sandbox image".
+// DESIGN.md "Sandbox image".
 
 // BuilderVersion names the layer format and normalisation rules. It is
 // part of every cache key and recorded in the image; change it whenever a

@@ -9,5 +9,5 @@
 // is a tar this package writes itself (sorted entries, fixed times, numeric
 // owners, no user or group names), the timestamps and host paths pnpm writes
 // into the install are normalised, and the config carries a fixed creation
-// time. The rules are normative in SPEC.md "Sandbox image".
+// time. The rules are described in DESIGN.md "Sandbox image".
 package image

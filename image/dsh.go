@@ -21,7 +21,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// SPEC.md "Sandbox image", dsh install and its normalisations.
+// DESIGN.md "Sandbox image", dsh install and its normalisations.
 
 // DshPackage is the npm package of dsh.
 const DshPackage = "@deepseek-ai/dsh"

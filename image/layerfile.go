@@ -12,7 +12,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
-// SPEC.md "Sandbox image": layers are gzip-compressed tars written by this
+// DESIGN.md "Sandbox image": layers are gzip-compressed tars written by this
 // package; the compressed bytes depend only on the tar bytes and on the
 // compressor, which BuilderVersion pins (klauspost/compress at the level
 // below).

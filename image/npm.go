@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-// SPEC.md "Sandbox image", inputs: Node, pnpm and dsh come from the npm
+// DESIGN.md "Sandbox image", inputs: Node, pnpm and dsh come from the npm
 // registry and are identified by their integrity strings.
 
 // DefaultRegistry is the npm registry the build reads.

@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
-// SPEC.md "Sandbox image", outputs.
+// DESIGN.md "Sandbox image", outputs.
 
 // WriteLayout writes img as a fresh OCI image layout at dir (which must not
 // exist or be empty), its index entry annotated with name as

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// SPEC.md "Sandbox image", base root filesystem.
+// DESIGN.md "Sandbox image", base root filesystem.
 
 // Debootstrap defaults: the base root filesystem is Debian bookworm,
 // minbase variant, from the Debian mirror.

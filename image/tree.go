@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// SPEC.md "Sandbox image", layer determinism rules.
+// DESIGN.md "Sandbox image", layer determinism rules.
 
 // Epoch is the one time written into every layer entry and into the image
 // config's created field, so nothing in the image depends on when or where

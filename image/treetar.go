@@ -14,7 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// SPEC.md "Sandbox image": a base root filesystem given as a tarball is
+// DESIGN.md "Sandbox image": a base root filesystem given as a tarball is
 // read entry by entry and rewritten by the same rules as a directory.
 
 // maxTarEntries bounds the number of entries read from an input tarball.

@@ -39,7 +39,7 @@ type NPMConfig struct {
 // npm counts it. When npm is not installed it falls back to the
 // environment (npm_config_registry, npm_config_cafile) and then to
 // DefaultRegistry. NODE_EXTRA_CA_CERTS is read from the environment.
-// SPEC.md "T0 inputs".
+// DESIGN.md "T0 inputs".
 func ReadNPMConfig(ctx context.Context, npm string) (NPMConfig, error) {
 	if npm == "" {
 		npm = "npm"

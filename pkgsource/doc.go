@@ -6,5 +6,5 @@
 // variable condition), and the README. Sources are the npm registry, a
 // local tarball or a local directory packed with npm pack; github: specs
 // are parsed and refused as not fetchable here. Every size is bounded and
-// tarballs are read as hostile input. SPEC.md "T0 inputs".
+// tarballs are read as hostile input. DESIGN.md "T0 inputs".
 package pkgsource

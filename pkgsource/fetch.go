@@ -111,7 +111,7 @@ func (o Options) withDefaults() Options {
 // exactly one version, its verified tarball, the patch file and the
 // README. Any failure that leaves the metadata unobtainable wraps
 // ErrUnresolvable (T 20 5.5 "unresolvable") beside its specific cause.
-// SPEC.md "T0 inputs".
+// DESIGN.md "T0 inputs".
 func Fetch(ctx context.Context, spec Spec, opts Options) (*Fetched, error) {
 	opts = opts.withDefaults()
 	for _, t := range opts.CDNTemplates {

@@ -28,7 +28,7 @@ func SHA256Hex(b []byte) string {
 // dist.integrity (an SRI list; at least one sha512 entry is required and
 // one of them must match) and, when given, dist.shasum (hex sha1, checked
 // too so a registry cannot pair a right sha512 with a wrong shasum).
-// SPEC.md "T0 inputs".
+// DESIGN.md "T0 inputs".
 func VerifyIntegrity(what string, b []byte, integrity, shasum string) error {
 	var want [][]byte
 	for _, f := range strings.Fields(integrity) {

@@ -25,7 +25,7 @@ type Resolution struct {
 // must point at a published version; for a range, the "latest" dist-tag's
 // version wins when it satisfies the range, else the highest satisfying
 // version. Prereleases satisfy a range only under npm's rule (see
-// satisfiesNPM). SPEC.md "T0 inputs".
+// satisfiesNPM). DESIGN.md "T0 inputs".
 func ResolveVersion(name string, kind SelectorKind, sel string, distTags map[string]string, versions []string) (Resolution, error) {
 	published := make(map[string]bool, len(versions))
 	for _, v := range versions {

@@ -13,7 +13,7 @@ import (
 // "source" recorded in results and bundles.
 type SourceKind string
 
-// Sources. SPEC.md "T0 inputs".
+// Sources. DESIGN.md "T0 inputs".
 const (
 	SourceRegistry     SourceKind = "registry"
 	SourceGitHub       SourceKind = "github"
@@ -93,7 +93,7 @@ var (
 // ParseSpec parses a PACKAGE-SPEC: an npm name with an optional
 // @version, @range or @dist-tag; github:owner/repo[#ref]; a local tarball
 // (a path ending .tgz, .tar.gz or .tar); or a local directory (a path
-// starting ./, ../ or /, or a file: spec). It does no I/O. SPEC.md
+// starting ./, ../ or /, or a file: spec). It does no I/O. DESIGN.md
 // "T0 inputs".
 func ParseSpec(s string) (Spec, error) {
 	raw := s

@@ -29,7 +29,7 @@ type Limits struct {
 
 // DefaultLimits are the limits Fetch uses for zero fields. DSHIO/T 10
 // 5.3.3 calls 50 MB installed "large"; the defaults leave room above that
-// without letting a hostile registry exhaust memory. SPEC.md "T0 inputs".
+// without letting a hostile registry exhaust memory. DESIGN.md "T0 inputs".
 var DefaultLimits = Limits{
 	MaxPackumentBytes: 128 << 20,
 	MaxTarballBytes:   128 << 20,

@@ -6,8 +6,9 @@
 // Every function here takes evidence bytes and recorded observations and
 // returns results. Nothing here does I/O or reads the clock; the runner and
 // the verifier call the same functions, which is what makes a verdict in a
-// bundle re-derivable. The normative description is SPEC.md sections
-// "T1 install", "T2 list", "T3 mount", "T4 boot", "first_error",
-// "Propagation and stability" and "Fingerprint". Shared test vectors:
+// bundle re-derivable. The normative description is SPEC.md
+// "Dynamic-stage rules" with its subsections "T1 install", "T2 list",
+// "T3 mount", "T4 boot", "first_error", "Propagation and stability" and
+// "Fingerprint". Shared test vectors:
 // testdata/dsh-evidence (real dsh output) with its expected.json.
 package rules

@@ -10,5 +10,6 @@
 //
 // The runner judges nothing itself: the verdicts in the bundle are the
 // ones assemble.Build derives with the same code the verifier runs.
-// SPEC.md "Running a test" is the normative description.
+// DESIGN.md "Running a test" describes it; what the bundle must record
+// is SPEC.md "Test conditions".
 package runner

@@ -2,7 +2,7 @@ package runner
 
 // End-to-end tests: real dsh in the real sandbox image, real podman, real
 // signatures, every bundle verified with package verify. They need the
-// image scripts/setup.sh builds and FAIL when it is missing. SPEC.md
+// image scripts/setup.sh builds and FAIL when it is missing. DESIGN.md
 // "Running a test".
 
 import (

@@ -12,7 +12,7 @@ import (
 	"github.com/dshaudit/dshaudit/rules/static"
 )
 
-// Defaults (SPEC.md "Running a test", "Timeouts"). DSHIO/T 21 5.1.6
+// Defaults (DESIGN.md "One repetition"). DSHIO/T 21 5.1.6
 // fixes only the 12-second T4 window; the stage time limits are the
 // tool's own decision, generous enough that a slow but working machine
 // is not mistaken for a failing plugin.
@@ -55,7 +55,7 @@ type Options struct {
 	T1WorkspaceRoot bool
 	// T4NoOpen adds --no-open to the T4 command, recorded as a T4
 	// command deviation. Off by default: the verbatim command boots in a
-	// container (SPEC.md "T4 command").
+	// container (DESIGN.md "T4 command").
 	T4NoOpen bool
 	// Window is the T4 liveness window (default 12 s, DSHIO/T 21 5.1.6).
 	Window   time.Duration

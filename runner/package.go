@@ -62,7 +62,7 @@ type Package struct {
 // ErrEnvironment as well when the registry could not be reached).
 type Resolver func(ctx context.Context, spec string) (*Package, error)
 
-// Container paths of the sequence (SPEC.md "Running a test").
+// Container paths of the sequence (DESIGN.md "Running a test").
 const (
 	// ProfileMount is where the repetition's fresh profile directory is
 	// mounted read-write; DSH_HOME points at it.

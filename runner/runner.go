@@ -46,7 +46,7 @@ type Result struct {
 	Warnings []string
 }
 
-// Run runs T0 and then the T1–T4 sequence o.Repeat times (SPEC.md
+// Run runs T0 and then the T1–T4 sequence o.Repeat times (DESIGN.md
 // "Running a test"). It returns an error wrapping ErrOptions,
 // ErrUnresolvable, ErrEnvironment, ErrEvidence or the context's error;
 // then no container and no temporary directory is left.

@@ -14,6 +14,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -307,7 +308,7 @@ func TestWriteBundleVerifies(t *testing.T) {
 	assertEmptyDir(t, filepath.Dir(out2))
 
 	var text bytes.Buffer
-	if err := Summarize(res, w).WriteText(&text); err != nil {
+	if err := Summarize(res, w).WriteText(&text, termtext.Style{Width: termtext.DefaultWidth, MaxText: termtext.DefaultMaxText}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Repetition 1: boot_failed", "T4     failed", "Overall verdict: boot_failed", "Usable for certification: no", "5.1.1", "dsh version: 0.2.2-rc.1 → 0.1.0-rc.8"} {

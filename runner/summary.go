@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
 
 // SummaryMediaType identifies the `dshaudit run --json` object (SPEC.md
-// "Run result object").
+// "Result objects").
 const SummaryMediaType = "application/vnd.dshaudit.run-result.v1+json"
 
 // SummarySchemaVersion is the version of the Summary schema.
@@ -100,27 +100,29 @@ func Summarize(res *Result, w *Written) *Summary {
 // WriteText writes the human summary: per repetition a stage table, the
 // T0 clause table, the fingerprint, the deviations, the overall verdict,
 // whether the result is usable for certification, and the declaration.
-func (s *Summary) WriteText(out io.Writer) error {
+// Every value from the package or the evidence is escaped and bounded,
+// and tables fit st.Width (SPEC.md "Output safety").
+func (s *Summary) WriteText(out io.Writer, st termtext.Style) error {
+	f := st.Field
 	var b strings.Builder
-	fmt.Fprintf(&b, "Package:      %s@%s (%s, %s)\n", s.Package.Name, s.Package.Version, s.Package.Source, s.Package.Spec)
-	fmt.Fprintf(&b, "Fingerprint:  %s\n", s.Fingerprint)
-	fmt.Fprintf(&b, "Tested:       %s (baseline DSH %s)\n\n", s.TestDate, s.Baseline)
+	fmt.Fprintf(&b, "Package:      %s\n", f(fmt.Sprintf("%s@%s (%s, %s)", s.Package.Name, s.Package.Version, s.Package.Source, s.Package.Spec)))
+	fmt.Fprintf(&b, "Fingerprint:  %s\n", f(s.Fingerprint))
+	fmt.Fprintf(&b, "Tested:       %s\n\n", f(fmt.Sprintf("%s (baseline DSH %s)", s.TestDate, s.Baseline)))
 	for _, rep := range s.Repetitions {
-		fmt.Fprintf(&b, "Repetition %d: %s\n", rep.Index, rep.Verdict)
-		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  STAGE\tSTATUS\tVERDICT\tDURATION\tEXIT\tFIRST ERROR")
-		for _, st := range rep.Stages {
+		fmt.Fprintf(&b, "Repetition %d: %s\n", rep.Index, f(rep.Verdict))
+		tb := termtext.NewTable("  ", "STAGE", "STATUS", "VERDICT", "DURATION", "EXIT", "FIRST ERROR")
+		for _, sv := range rep.Stages {
 			exit, dur := "-", "-"
-			if st.ExitCode != nil {
-				exit = fmt.Sprint(*st.ExitCode)
-				if st.TimedOut {
+			if sv.ExitCode != nil {
+				exit = fmt.Sprint(*sv.ExitCode)
+				if sv.TimedOut {
 					exit += " (timed out)"
 				}
-				dur = (time.Duration(st.DurationMS) * time.Millisecond).Round(100 * time.Millisecond).String()
+				dur = (time.Duration(sv.DurationMS) * time.Millisecond).Round(100 * time.Millisecond).String()
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", st.Stage, st.Status, dash(st.Verdict), dur, exit, oneLine(st.FirstError, 100))
+			tb.Row(sv.Stage, sv.Status, dash(sv.Verdict), dur, exit, dash(sv.FirstError))
 		}
-		tw.Flush()
+		tb.Write(&b, st.Width)
 		b.WriteString("\n")
 	}
 	cs := "unresolvable"
@@ -128,42 +130,41 @@ func (s *Summary) WriteText(out io.Writer) error {
 		cs = fmt.Sprint(*s.ConformingStatic)
 	}
 	fmt.Fprintf(&b, "T0 static check: conforming_static=%s\n", cs)
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  CLAUSE\tSEVERITY\tSTATUS\tTITLE\tNOTE")
+	tb := termtext.NewTable("  ", "CLAUSE", "SEVERITY", "STATUS", "TITLE", "NOTE")
 	for _, c := range s.Static.Clauses {
 		note := c.Message
 		if note == "" {
 			note = c.Observed
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Clause, c.Severity, c.Status, c.Title, oneLine(note, 90))
+		tb.Row(c.Clause, string(c.Severity), string(c.Status), c.Title, note)
 	}
-	tw.Flush()
+	tb.Write(&b, st.Width)
 	b.WriteString("\n")
 	if len(s.Deviations) == 0 {
 		b.WriteString("Condition deviations: none\n")
 	} else {
 		b.WriteString("Condition deviations (DSHIO/T 21 8.2):\n")
 		for _, d := range s.Deviations {
-			fmt.Fprintf(&b, "  - %s: %s → %s (%s)\n", d.What, d.Standard, d.ChangedTo, d.Why)
+			fmt.Fprintf(&b, "  - %s\n", f(fmt.Sprintf("%s: %s → %s (%s)", d.What, d.Standard, d.ChangedTo, d.Why)))
 		}
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "Overall verdict: %s\n", s.Verdict)
+	fmt.Fprintf(&b, "Overall verdict: %s\n", f(s.Verdict))
 	if s.Usable {
 		b.WriteString("Usable for certification: yes\n")
 	} else {
 		b.WriteString("Usable for certification: no\n")
 		for _, why := range s.NotUsableBecause {
-			fmt.Fprintf(&b, "  - %s\n", why)
+			fmt.Fprintf(&b, "  - %s\n", f(why))
 		}
 	}
 	if s.Bundle != "" {
-		fmt.Fprintf(&b, "Evidence bundle: %s (%s, %d bytes)\n", s.Bundle, s.BundleSHA256, s.BundleSize)
+		fmt.Fprintf(&b, "Evidence bundle: %s (%s, %d bytes)\n", f(s.Bundle), s.BundleSHA256, s.BundleSize)
 	}
 	if s.Declaration != "" {
 		b.WriteString("\nDeclaration (DSHIO/T 10 8.1), for the plugin's README:\n\n")
 		for _, l := range strings.Split(strings.TrimRight(s.Declaration, "\n"), "\n") {
-			fmt.Fprintf(&b, "    %s\n", l)
+			fmt.Fprintf(&b, "    %s\n", termtext.Escape(l))
 		}
 	} else {
 		b.WriteString("\nNo declaration of conformity: T0 is unresolvable or critically non-conforming (DSHIO/T 10 8.1).\n")
@@ -175,14 +176,6 @@ func (s *Summary) WriteText(out io.Writer) error {
 func dash(s string) string {
 	if s == "" {
 		return "-"
-	}
-	return s
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
 	}
 	return s
 }

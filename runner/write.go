@@ -42,7 +42,7 @@ type Written struct {
 // (package attest), and writes the deterministic archive (package
 // bundle) to path atomically: path holds either the complete bundle or
 // what it held before, never a part, also when ctx is cancelled or the
-// disk fills (SPEC.md "Atomic output").
+// disk fills (DESIGN.md "Atomic output and interruption").
 func WriteBundle(ctx context.Context, path string, res *Result, signer *attest.Signer) (*Written, error) {
 	if res == nil || res.Manifest == nil {
 		return nil, fmt.Errorf("%w: no result to write", ErrEvidence)

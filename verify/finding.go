@@ -2,7 +2,7 @@ package verify
 
 import "fmt"
 
-// Class is a failure class the verifier reports (SPEC.md "Failure classes").
+// Class is a failure class the verifier reports (SPEC.md "Failure classes and status").
 type Class string
 
 // Failure classes, in the order that decides the overall status.

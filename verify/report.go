@@ -1,5 +1,7 @@
 package verify
 
+import "github.com/dshaudit/dshaudit/bundle"
+
 // ResultMediaType identifies the --json result object (SPEC.md
 // "Verification result object").
 const ResultMediaType = "application/vnd.dshaudit.verify-result.v1+json"
@@ -27,6 +29,9 @@ type Report struct {
 	Baseline    string   `json:"baseline,omitempty"`
 	Dynamic     bool     `json:"dynamic"`
 	Deviations  []string `json:"deviations"`
+	// DeviationRecords are the same deviations item by item, for the
+	// claim check (SPEC.md "Claims"); --json carries them as text above.
+	DeviationRecords []bundle.Deviation `json:"-"`
 	// ClaimedVerdict is what the bundle says; DerivedVerdict is what the
 	// verifier re-derived from the evidence.
 	ClaimedVerdict   string `json:"claimed_verdict"`

@@ -31,7 +31,7 @@ type Options struct {
 	MaxBundleSize int64
 }
 
-// DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits").
+// DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits and refusals").
 const DefaultMaxBundleSize = 1 << 30
 
 // Verify checks one bundle, in the order of SPEC.md "Verification":
@@ -166,6 +166,7 @@ func describe(rep *Report, m *bundle.Manifest) {
 	rep.Baseline = m.Baseline
 	rep.Dynamic = m.Dynamic
 	rep.ClaimedVerdict = m.Claimed.Verdict
+	rep.DeviationRecords = append([]bundle.Deviation{}, m.Deviations...)
 	for _, d := range m.Deviations {
 		rep.Deviations = append(rep.Deviations, fmt.Sprintf("%s: %s → %s (%s)", d.What, d.Standard, d.ChangedTo, d.Why))
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +17,7 @@ import (
 	"github.com/dshaudit/dshaudit/batch"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
@@ -59,7 +61,7 @@ func batchCommand(o *batchOptions, s *streams) *cobra.Command {
 Slurm (one array job, one task per spec) or on this machine, writes each
 signed bundle atomically into DIR, verifies every bundle that comes back, and
 ends with the summary "dshaudit verify DIR" prints (counts by verdict code,
-compare DSHIO/T 20 Annex B). SPEC.md "Batch runs"; docs/batch.md.
+compare DSHIO/T 20 Annex B). DESIGN.md "Batch runs"; docs/batch.md.
 
 PLAN is a file (or - for stdin) with one PACKAGE-SPEC a line, as
 "dshaudit run" takes them; blank lines and # comments are skipped. Specs may
@@ -318,9 +320,10 @@ func runBatch(ctx context.Context, o *batchOptions, s *streams) error {
 			return err
 		}
 	} else {
-		printBatch(s.Out, outs)
-		fmt.Fprintf(s.Out, "\ndshaudit verify %s:\n", dir)
-		printVerifyMany(s.Out, items, sum)
+		st := s.style()
+		printBatch(s.Out, st, outs)
+		fmt.Fprintf(s.Out, "\ndshaudit verify %s:\n", st.Field(dir))
+		printVerifySummary(s.Out, st, items, sum)
 	}
 	if runErr != nil {
 		return fmt.Errorf("interrupted; the job was cancelled, no bundle half-written: %w", runErr)
@@ -348,28 +351,18 @@ func batchExit(outs []batch.Outcome, sum verify.Summary) error {
 	return nil
 }
 
-// printBatch prints one line per spec: state, verdict, package, spec,
-// and why when it did not finish. Spec text is quoted (%q): it is input.
-func printBatch(w io.Writer, outs []batch.Outcome) {
+// printBatch prints one row per spec: state, verdict, plan line, spec,
+// package, attempts, and why when it did not finish. The table escapes
+// every cell (SPEC.md "Output safety"): specs come from the plan, reasons
+// from task logs.
+func printBatch(w io.Writer, st termtext.Style, outs []batch.Outcome) {
+	tb := termtext.NewTable("", "STATE", "VERDICT", "LINE", "SPEC", "PACKAGE", "TRIES", "WHY")
 	for _, o := range outs {
-		v := o.Verdict
-		if v == "" {
-			v = "-"
-		}
-		where := ""
+		line := "-"
 		if o.Line > 0 {
-			where = fmt.Sprintf("line %d ", o.Line)
+			line = strconv.Itoa(o.Line)
 		}
-		fmt.Fprintf(w, "%-13s %-28s %s%q", o.State, v, where, o.Spec)
-		if o.Package != "" {
-			fmt.Fprintf(w, " (%s)", o.Package)
-		}
-		if o.Attempts > 1 {
-			fmt.Fprintf(w, " after %d attempts", o.Attempts)
-		}
-		if o.Why != "" {
-			fmt.Fprintf(w, ": %q", o.Why)
-		}
-		fmt.Fprintln(w)
+		tb.Row(o.State, dash(o.Verdict), line, o.Spec, dash(o.Package), strconv.Itoa(o.Attempts), dash(o.Why))
 	}
+	tb.Write(w, st.Width)
 }

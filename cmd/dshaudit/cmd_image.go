@@ -55,7 +55,7 @@ not boot). Every input is identified by a digest (the root filesystem by
 the diffID of its normalised layer, the npm tarballs by their integrity
 strings) and recorded in the image (/opt/dshaudit/inputs.json, labels,
 /opt/dsh/pnpm-lock.yaml). Two builds from the same inputs give the same
-manifest digest. See SPEC.md "Sandbox image".
+manifest digest. See DESIGN.md "Sandbox image".
 
 The image is cached in --cache-dir by the digests of its inputs; a second
 build with the same inputs prints the same digest at once. Without --rootfs

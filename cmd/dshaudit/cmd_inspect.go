@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/termtext"
 )
 
 // inspectOptions are the flags of `dshaudit inspect`.
@@ -19,6 +21,9 @@ type inspectOptions struct {
 	Stage    string
 	Role     string
 	File     string
+	// Raw writes --manifest, --file and --stage bytes as stored instead
+	// of escaped for a terminal.
+	Raw bool
 }
 
 func newInspectCmd(s *streams) *cobra.Command {
@@ -31,6 +36,11 @@ checks no signature and re-derives nothing: use verify for that.
 
 Without flags it lists the files with their sizes and sha256 digests.
 
+--manifest, --file and --stage print the bytes with every control
+character, escape sequence and bidi control escaped (\x1b, \r, \u202e;
+newlines and tabs kept), since a bundle's writer chose them; --raw writes
+the bytes exactly as stored, for a pipe or a file.
+
 Exit codes:
   0  printed
   2  usage error, unreadable bundle, or no such file or stage`,
@@ -38,7 +48,8 @@ Exit codes:
   dshaudit inspect b.tar.zst --manifest            # print manifest.json
   dshaudit inspect b.tar.zst --stage 1/T4          # T4 merged output of repetition 1
   dshaudit inspect b.tar.zst --stage 2/T1 --role stderr
-  dshaudit inspect b.tar.zst --file static/patch.yml`,
+  dshaudit inspect b.tar.zst --file static/patch.yml
+  dshaudit inspect b.tar.zst --stage 1/T4 --raw > t4.merged`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Bundle = args[0]
@@ -50,6 +61,7 @@ Exit codes:
 	f.StringVar(&o.Stage, "stage", "", "show evidence of REPETITION/STAGE, e.g. 1/T3")
 	f.StringVar(&o.Role, "role", "merged", "with --stage: stdout, stderr, merged or profile_package_json")
 	f.StringVar(&o.File, "file", "", "print one file by its path in the bundle")
+	f.BoolVar(&o.Raw, "raw", false, "with --manifest, --file or --stage: write the bytes as stored, unescaped")
 	return c
 }
 
@@ -67,15 +79,13 @@ func runInspect(o *inspectOptions, s *streams) error {
 	}
 	switch {
 	case o.Manifest:
-		_, err = s.Out.Write(arc.RawManifest)
-		return err
+		return o.write(s, arc.RawManifest)
 	case o.File != "":
 		b, ok := arc.Files[o.File]
 		if !ok {
 			return fmt.Errorf("%w: no file %q in %s", ErrUsage, o.File, o.Bundle)
 		}
-		_, err = s.Out.Write(b)
-		return err
+		return o.write(s, b)
 	case o.Stage != "":
 		return inspectStage(o, arc, s)
 	}
@@ -83,13 +93,13 @@ func runInspect(o *inspectOptions, s *streams) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrUsage, bundle.ManifestPath, err)
 	}
-	fmt.Fprintf(s.Out, "%s (unverified: use dshaudit verify)\n", o.Bundle)
+	fmt.Fprintf(s.Out, "%s (unverified: use dshaudit verify)\n", termtext.Escape(o.Bundle))
 	fmt.Fprintf(s.Out, "%-10d %s\n", len(arc.RawManifest), bundle.ManifestPath)
 	if arc.RawSignature != nil {
 		fmt.Fprintf(s.Out, "%-10d %s\n", len(arc.RawSignature), bundle.SignaturePath)
 	}
 	for _, fl := range m.Files {
-		fmt.Fprintf(s.Out, "%-10d %s  sha256:%s\n", fl.Size, fl.Path, fl.SHA256)
+		fmt.Fprintf(s.Out, "%-10d %s  sha256:%s\n", fl.Size, termtext.Field(fl.Path, s.Text.MaxText), termtext.Field(fl.SHA256, s.Text.MaxText))
 	}
 	return nil
 }
@@ -120,9 +130,19 @@ func inspectStage(o *inspectOptions, arc *bundle.Archive, s *streams) error {
 			if !ok {
 				return errors.New("evidence file " + strconv.Quote(p) + " is listed but absent")
 			}
-			_, err := s.Out.Write(b)
-			return err
+			return o.write(s, b)
 		}
 	}
 	return fmt.Errorf("%w: no stage %q in repetition %d", ErrUsage, stage, rep)
+}
+
+// write prints bytes from the bundle: escaped for a terminal (newlines
+// and tabs kept, SPEC.md "Output safety"), or as stored with --raw.
+func (o *inspectOptions) write(s *streams, b []byte) error {
+	if o.Raw {
+		_, err := s.Out.Write(b)
+		return err
+	}
+	_, err := io.WriteString(s.Out, termtext.Block(string(b)))
+	return err
 }

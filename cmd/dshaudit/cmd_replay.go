@@ -12,6 +12,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/replay"
 	"github.com/dshaudit/dshaudit/runner"
 )
@@ -158,7 +159,7 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	case errors.Is(err, replay.ErrCouldNotRun):
 		return printCouldNotRun(s, o, err)
 	case errors.Is(err, replay.ErrNotVerified):
-		fmt.Fprintf(s.ErrOut, "dshaudit: %v\n", err)
+		fmt.Fprintf(s.ErrOut, "dshaudit: %s\n", termtext.Field(err.Error(), s.Text.MaxText))
 		fmt.Fprintln(s.ErrOut, "dshaudit: run dshaudit verify on it to see why; --unverified-unsafe replays it anyway")
 		return silentError{fmt.Errorf("%w: %w", ErrFindings, err)}
 	case errors.Is(err, replay.ErrOriginal), errors.Is(err, replay.ErrPackageFile), errors.Is(err, runner.ErrOptions):
@@ -178,7 +179,7 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 			return err
 		}
 	} else {
-		printReplay(s.Out, res)
+		printReplay(s.Out, s.style(), res)
 	}
 	if res.Outcome != replay.Reproduced {
 		return silentError{ErrFindings}
@@ -190,45 +191,55 @@ func printCouldNotRun(s *streams, o *replayOptions, err error) error {
 	if o.JSON {
 		writeJSON(s.Out, map[string]any{"media_type": ReplayMediaType, "schema_version": 1, "outcome": replay.CouldNotRun, "original": o.Bundle, "why": err.Error()})
 	} else {
-		fmt.Fprintf(s.Out, "RESULT: %s (%v)\n", replay.CouldNotRun, err)
+		fmt.Fprintf(s.Out, "RESULT: %s (%s)\n", replay.CouldNotRun, termtext.Field(err.Error(), s.Text.MaxText))
 	}
 	return silentError{fmt.Errorf("%w: %w", ErrCouldNotRun, err)}
 }
 
-func printReplay(w io.Writer, r *replay.Result) {
+// printReplay prints the comparison for a person; every value from either
+// bundle (paths, verdicts, evidence lines of the diff, conditions) is
+// escaped and bounded and the table fits st.Width (SPEC.md "Output
+// safety").
+func printReplay(w io.Writer, st termtext.Style, r *replay.Result) {
+	f := st.Field
 	state := "verified"
 	if !r.Verified {
 		state = "DID NOT VERIFY — replayed with --unverified-unsafe"
 	}
-	fmt.Fprintf(w, "original:  %s (%s) %s\n", r.Original, r.OriginalSHA256, state)
+	fmt.Fprintf(w, "original:  %s (%s) %s\n", f(r.Original), r.OriginalSHA256, state)
 	if r.Written != nil {
-		fmt.Fprintf(w, "replay:    %s (%s)\n", r.Written.Path, r.Written.SHA256)
+		fmt.Fprintf(w, "replay:    %s (%s)\n", f(r.Written.Path), r.Written.SHA256)
 	}
 	c := r.Comparison
 	if c == nil {
 		fmt.Fprintf(w, "RESULT: %s\n", r.Outcome)
 		return
 	}
-	fmt.Fprintf(w, "verdict:   %s → %s\n", orNone(c.OldVerdict), orNone(c.NewVerdict))
-	fmt.Fprintf(w, "%-4s %-6s %-36s %-36s %s\n", "rep", "stage", "original", "replay", "")
+	fmt.Fprintf(w, "verdict:   %s → %s\n", f(orNone(c.OldVerdict)), f(orNone(c.NewVerdict)))
+	tb := termtext.NewTable("", "REP", "STAGE", "ORIGINAL", "REPLAY", "")
 	for _, row := range c.Rows {
 		mark := "same"
 		if !row.Same {
 			mark = "DIFFERS: " + strings.Join(row.Differences, "; ")
 		}
-		fmt.Fprintf(w, "%-4d %-6s %-36s %-36s %s\n", row.Repetition, row.Stage,
+		tb.Row(fmt.Sprint(row.Repetition), row.Stage,
 			stageCell(row.OldStatus, row.OldVerdict, row.OldExit), stageCell(row.NewStatus, row.NewVerdict, row.NewExit), mark)
 	}
+	tb.Write(w, st.Width)
 	for _, d := range c.Diff {
-		fmt.Fprint(w, d)
+		// A diff is lines of evidence: each is escaped and bounded on
+		// its own, so none can pass for a line of ours.
+		for _, l := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
+			fmt.Fprintf(w, "%s\n", f(l))
+		}
 	}
 	fmt.Fprintf(w, "fingerprints equal: %v\n", c.FingerprintsEqual)
 	for _, ch := range c.ChangedConditions {
-		fmt.Fprintf(w, "condition changed: %s\n", ch)
+		fmt.Fprintf(w, "condition changed: %s\n", f(ch))
 	}
 	res := string(c.Outcome)
 	if c.FirstDifferent != "" {
-		res += " (first: " + c.FirstDifferent + ")"
+		res += " (first: " + f(c.FirstDifferent) + ")"
 	}
 	fmt.Fprintf(w, "RESULT: %s\n", res)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/runner"
 )
@@ -48,8 +49,8 @@ func newRunCmd(s *streams) *cobra.Command {
 		Short: "Run T0–T4 for real and write a signed evidence bundle",
 		Long: `run tests one DSH plugin as DSHIO/T 20 describes, under the conditions of
 DSHIO/T 21, and writes everything it observed into a signed, deterministic
-evidence bundle that "dshaudit verify" checks offline (SPEC.md "Running a
-test").
+evidence bundle that "dshaudit verify" checks offline (DESIGN.md "Running
+a test").
 
 PACKAGE-SPEC is an npm name with an optional version, range or dist-tag
 (name, name@1.2.3, name@^1.2, @scope/name@latest), or a local tarball or
@@ -232,7 +233,7 @@ func runRun(ctx context.Context, o *runOptions, s *streams) error {
 		if err := writeJSON(s.Out, sum); err != nil {
 			return err
 		}
-	} else if err := sum.WriteText(s.Out); err != nil {
+	} else if err := sum.WriteText(s.Out, s.style()); err != nil {
 		return err
 	}
 	if sum.Verdict != string(rules.Pass) {
@@ -251,7 +252,7 @@ func classifyRunErr(ctx context.Context, err error, s *streams) error {
 	case errors.Is(err, runner.ErrEnvironment):
 		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 	case errors.Is(err, runner.ErrUnresolvable):
-		fmt.Fprintf(s.ErrOut, "dshaudit: T0: unresolvable (DSHIO/T 20 5.5): %v\n", err)
+		fmt.Fprintf(s.ErrOut, "dshaudit: T0: unresolvable (DSHIO/T 20 5.5): %s\n", termtext.Field(err.Error(), s.Text.MaxText))
 		fmt.Fprintln(s.ErrOut, "dshaudit: no package to install, so T1–T4 did not run and no bundle was written")
 		return silentError{fmt.Errorf("%w: %w", ErrFindings, err)}
 	}

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
@@ -56,7 +55,8 @@ PACKAGE-SPEC is one of:
                                                   packed with npm pack
                                                   --ignore-scripts
 
-Prints the clause table (clause, severity, status, observed, message), the
+Prints the clause table (clause, severity, status, observed, message; fitted
+to --width, long cells wrapped or cut with …), the
 conditions of the fetch, conforming_static and the warnings on stdout;
 --json prints one object (media_type ` + StaticResultMediaType + `).
 
@@ -189,7 +189,7 @@ func runStatic(cmd *cobra.Command, o *staticOptions, s *streams) error {
 			return err
 		}
 	} else {
-		printStaticResult(s.Out, &res)
+		printStaticResult(s.Out, s.style(), &res)
 	}
 	if res.Unresolvable || res.ConformingStatic == nil || !*res.ConformingStatic {
 		return silentError{ErrFindings}
@@ -197,57 +197,55 @@ func runStatic(cmd *cobra.Command, o *staticOptions, s *streams) error {
 	return nil
 }
 
-// staticCell keeps one table cell on one line.
-func staticCell(s string) string {
-	return strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(s)
-}
-
-func printStaticResult(w io.Writer, r *staticResult) {
+// printStaticResult prints the T0 result for a person: every value from
+// the package or the registry is escaped and bounded, and the clause
+// table fits st.Width (SPEC.md "Output safety"); --json keeps it all.
+func printStaticResult(w io.Writer, st termtext.Style, r *staticResult) {
+	f := st.Field
 	if p := r.Package; p != nil {
-		fmt.Fprintf(w, "package:   %s@%s (%s", p.Name, p.Version, p.Source)
+		src := string(p.Source)
 		if p.Registry != "" {
-			fmt.Fprintf(w, " %s", p.Registry)
+			src += " " + p.Registry
 		}
-		fmt.Fprintf(w, ")\n")
-		fmt.Fprintf(w, "tarball:   %s sha256:%s\n", p.Integrity, p.TarballSHA256)
+		fmt.Fprintf(w, "package:   %s@%s (%s)\n", f(p.Name), f(p.Version), f(src))
+		fmt.Fprintf(w, "tarball:   %s sha256:%s\n", f(p.Integrity), f(p.TarballSHA256))
 		switch {
 		case p.Patch != nil:
-			fmt.Fprintf(w, "patch:     %s from %s (%d bytes)\n", p.PatchDeclared, p.PatchSource, len(p.Patch))
+			fmt.Fprintf(w, "patch:     %s from %s (%d bytes)\n", f(p.PatchDeclared), f(p.PatchSource), len(p.Patch))
 		case p.PatchFetchError != "":
-			fmt.Fprintf(w, "patch:     none: %s\n", staticCell(p.PatchFetchError))
+			fmt.Fprintf(w, "patch:     none: %s\n", f(p.PatchFetchError))
 		}
 		if p.ReadmePath != "" {
-			fmt.Fprintf(w, "readme:    %s (%d bytes)\n", p.ReadmePath, len(p.README))
+			fmt.Fprintf(w, "readme:    %s (%d bytes)\n", f(p.ReadmePath), len(p.README))
 		}
 		for _, c := range p.Conditions {
-			fmt.Fprintf(w, "condition: %s = %s\n", c.Name, staticCell(c.Value))
+			fmt.Fprintf(w, "condition: %s = %s\n", f(c.Name), f(c.Value))
 		}
 	}
-	fmt.Fprintf(w, "baseline:  %s\n", r.Baseline)
+	fmt.Fprintf(w, "baseline:  %s\n", f(r.Baseline))
 	if r.Unresolvable {
-		fmt.Fprintf(w, "\nT0 result: unresolvable (DSHIO/T 20 5.5): %s\n", staticCell(r.Reason))
+		fmt.Fprintf(w, "\nT0 result: unresolvable (DSHIO/T 20 5.5): %s\n", f(r.Reason))
 	}
 	if len(r.Clauses) > 0 {
 		fmt.Fprintln(w)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "CLAUSE\tSEVERITY\tSTATUS\tOBSERVED\tMESSAGE")
+		tb := termtext.NewTable("", "CLAUSE", "SEVERITY", "STATUS", "OBSERVED", "MESSAGE")
 		for _, c := range r.Clauses {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Clause, c.Severity, c.Status, staticCell(c.Observed), staticCell(c.Message))
+			tb.Row(c.Clause, string(c.Severity), string(c.Status), c.Observed, c.Message)
 		}
-		tw.Flush()
+		tb.Write(w, st.Width)
 		for _, c := range r.Clauses {
 			if len(c.Questions) == 0 && len(c.Material) == 0 && len(c.Warnings) == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "\n%s %s:\n", c.Clause, c.Title)
+			fmt.Fprintf(w, "\n%s %s:\n", c.Clause, f(c.Title))
 			for _, q := range c.Questions {
-				fmt.Fprintf(w, "  question: %s\n", staticCell(q))
+				fmt.Fprintf(w, "  question: %s\n", f(q))
 			}
 			for _, m := range c.Material {
-				fmt.Fprintf(w, "  material: %s\n", staticCell(m))
+				fmt.Fprintf(w, "  material: %s\n", f(m))
 			}
 			for _, x := range c.Warnings {
-				fmt.Fprintf(w, "  warning:  %s\n", staticCell(x))
+				fmt.Fprintf(w, "  warning:  %s\n", f(x))
 			}
 		}
 	}
@@ -259,6 +257,6 @@ func printStaticResult(w io.Writer, r *staticResult) {
 	}
 	warnings := append(append([]string{}, r.FetchWarnings...), r.Warnings...)
 	for _, x := range warnings {
-		fmt.Fprintf(w, "warning: %s\n", staticCell(x))
+		fmt.Fprintf(w, "warning: %s\n", f(x))
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
+	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
@@ -35,7 +36,7 @@ type verifyOptions struct {
 	Claim   string
 	Package string
 	Jobs    int
-	// Limits bound what the reader accepts (SPEC.md "Reader limits").
+	// Limits bound what the reader accepts (SPEC.md "Reader limits and refusals").
 	Limits bundle.Limits
 }
 
@@ -63,6 +64,11 @@ not backed / claim contradicts bundle, each finding naming its line.
 Given several bundles or a directory, every *.dshaudit.tar.zst under the
 paths is verified in parallel and a summary is printed: counts by verdict
 code (compare DSHIO/T 20 Annex B) and the bundles that failed, with why.
+
+Every value from the bundle or the claim is shown escaped (control
+characters, escape sequences, bidi controls as \x1b, \u202e, …) and cut
+after --max-text characters, so none can pass for a line of the verifier's;
+tables fit --width. --json keeps every value raw and whole.
 
 Trust is explicit: give exactly one of --key (a public key) or
 --trusted-root (a Sigstore trusted_root.json, for keyless bundles, with an
@@ -212,9 +218,10 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 			return err
 		}
 	} else {
-		printVerifyReport(s.Out, rep)
+		st := s.style()
+		printVerifyReport(s.Out, st, rep)
 		if cr != nil {
-			printClaim(s.Out, o.Claim, cr)
+			printClaim(s.Out, st, o.Claim, cr)
 		}
 	}
 	if !rep.OK() || (cr != nil && cr.Outcome != claim.Backed) {
@@ -239,7 +246,7 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 			return err
 		}
 	} else {
-		printVerifyMany(s.Out, items, sum)
+		printVerifySummary(s.Out, s.style(), items, sum)
 	}
 	if cmd.Context().Err() != nil {
 		return cmd.Context().Err()
@@ -250,30 +257,30 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 	return nil
 }
 
-// printVerifyMany prints one line per bundle and the summary: counts by
-// re-derived verdict code and the bundles that failed (SPEC.md "Many
-// bundles"). dshaudit batch prints the same at its end.
-func printVerifyMany(w io.Writer, items []verify.Item, sum verify.Summary) {
+// printVerifySummary prints one row per bundle, the counts by verdict and
+// the bundles that failed, every bundle value escaped and bounded.
+func printVerifySummary(w io.Writer, st termtext.Style, items []verify.Item, sum verify.Summary) {
+	tb := termtext.NewTable("", "STATUS", "VERDICT", "PACKAGE", "BUNDLE")
 	for _, it := range items {
-		switch {
-		case it.Report == nil:
-			fmt.Fprintf(w, "%-17s %s: %s\n", "unreadable", it.Path, it.Error)
-		default:
-			v := it.Report.DerivedVerdict
-			if !it.Report.Dynamic {
-				v = "static_only"
-			}
-			fmt.Fprintf(w, "%-17s %s  %s %s\n", it.Report.Status, it.Path, it.Report.Package, v)
+		if it.Report == nil {
+			tb.Row("unreadable", "-", "-", it.Path+": "+it.Error)
+			continue
 		}
+		v := it.Report.DerivedVerdict
+		if !it.Report.Dynamic {
+			v = "static_only"
+		}
+		tb.Row(string(it.Report.Status), dash(v), it.Report.Package, it.Path)
 	}
+	tb.Write(w, st.Width)
 	fmt.Fprintf(w, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
 	for _, v := range slices.Sorted(maps.Keys(sum.ByVerdict)) {
-		fmt.Fprintf(w, "  %-28s %d\n", v, sum.ByVerdict[v])
+		fmt.Fprintf(w, "  %-28s %d\n", st.Field(v), sum.ByVerdict[v])
 	}
 	if len(sum.Failed) > 0 {
 		fmt.Fprintf(w, "failed (%d):\n", len(sum.Failed))
 		for _, f := range sum.Failed {
-			fmt.Fprintf(w, "  %s: %s: %s\n", f.Path, f.Status, f.Why)
+			fmt.Fprintf(w, "  %s\n", st.Field(fmt.Sprintf("%s: %s: %s", f.Path, f.Status, f.Why)))
 		}
 	}
 }
@@ -285,68 +292,70 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func printClaim(w io.Writer, name string, r *claim.Result) {
-	fmt.Fprintf(w, "claim:        %s: %d declaration(s)\n", name, len(r.Declarations))
+// printClaim prints the claim check. Every value from the claim text or
+// the bundle goes through st.Field (SPEC.md "Output safety").
+func printClaim(w io.Writer, st termtext.Style, name string, r *claim.Result) {
+	fmt.Fprintf(w, "claim:        %s: %d declaration(s)\n", st.Field(name), len(r.Declarations))
 	for _, d := range r.Declarations {
-		fmt.Fprintf(w, "  line %d: %s (baseline DSH %s, %s) tested %s\n", d.Line, d.Standard, d.Baseline, d.Scope, orNone(d.Tested))
+		fmt.Fprintf(w, "  line %d: %s\n", d.Line, st.Field(fmt.Sprintf("%s (baseline DSH %s, %s) tested %s", d.Standard, d.Baseline, d.Scope, orNone(d.Tested))))
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  %s\n", f)
+		fmt.Fprintf(w, "  %s\n", st.Field(f.String()))
 		if f.Text != "" {
-			fmt.Fprintf(w, "      > %s\n", f.Text)
+			fmt.Fprintf(w, "      > %s\n", st.Field(f.Text))
 		}
 	}
 	fmt.Fprintf(w, "CLAIM: %s\n", r.Outcome)
 }
 
-func printVerifyReport(w io.Writer, r *verify.Report) {
-	fmt.Fprintf(w, "bundle:       %s (%s)\n", r.Bundle, r.BundleSHA256)
+// printVerifyReport prints the result for a person. Every value read from
+// the bundle is escaped and bounded (st.Field, termtext.Table), so no
+// bundle text can start a line of its own: the RESULT line is always the
+// verifier's (SPEC.md "Output safety").
+func printVerifyReport(w io.Writer, st termtext.Style, r *verify.Report) {
+	fmt.Fprintf(w, "bundle:       %s (%s)\n", st.Field(r.Bundle), r.BundleSHA256)
 	if r.Package != "@" && r.Package != "" {
-		fmt.Fprintf(w, "package:      %s\n", r.Package)
+		fmt.Fprintf(w, "package:      %s\n", st.Field(r.Package))
 	}
 	if r.Signer != "" {
-		fmt.Fprintf(w, "signer:       %s\n", r.Signer)
+		fmt.Fprintf(w, "signer:       %s\n", st.Field(r.Signer))
 	}
 	if r.Fingerprint != "" {
-		fmt.Fprintf(w, "fingerprint:  %s\n", r.Fingerprint)
+		fmt.Fprintf(w, "fingerprint:  %s\n", st.Field(r.Fingerprint))
 	}
 	if r.TestDate != "" {
-		fmt.Fprintf(w, "tested:       %s (baseline %s)\n", r.TestDate, r.Baseline)
+		fmt.Fprintf(w, "tested:       %s\n", st.Field(fmt.Sprintf("%s (baseline %s)", r.TestDate, r.Baseline)))
 	}
 	if r.ConformingStatic != nil {
 		fmt.Fprintf(w, "T0:           conforming_static=%v\n", *r.ConformingStatic)
 	}
 	for _, rp := range r.Repetitions {
-		fmt.Fprintf(w, "repetition %d: %s\n", rp.Index, rp.Verdict)
-		for _, st := range rp.Stages {
-			line := fmt.Sprintf("  %-3s %-13s", st.Stage, st.DerivedStatus)
-			if st.DerivedVerdict != "" {
-				line += " " + st.DerivedVerdict
+		fmt.Fprintf(w, "repetition %d: %s\n", rp.Index, st.Field(rp.Verdict))
+		tb := termtext.NewTable("  ", "STAGE", "STATUS", "VERDICT", "EXIT", "DURATION", "FIRST ERROR")
+		for _, sv := range rp.Stages {
+			exit, dur := "-", "-"
+			if sv.ExitCode != nil {
+				exit, dur = fmt.Sprint(*sv.ExitCode), fmt.Sprintf("%dms", sv.DurationMS)
 			}
-			if st.ExitCode != nil {
-				line += fmt.Sprintf("  exit=%d  %dms", *st.ExitCode, st.DurationMS)
-			}
-			if st.FirstError != "" {
-				line += "  first_error: " + st.FirstError
-			}
-			fmt.Fprintln(w, line)
+			tb.Row(sv.Stage, sv.DerivedStatus, dash(sv.DerivedVerdict), exit, dur, dash(sv.FirstError))
 		}
+		tb.Write(w, st.Width)
 	}
 	if r.Dynamic {
-		fmt.Fprintf(w, "verdict:      claimed %s, re-derived %s\n", orNone(r.ClaimedVerdict), orNone(r.DerivedVerdict))
+		fmt.Fprintf(w, "verdict:      claimed %s, re-derived %s\n", st.Field(orNone(r.ClaimedVerdict)), orNone(r.DerivedVerdict))
 	}
 	for _, d := range r.Deviations {
-		fmt.Fprintf(w, "deviation:    %s\n", d)
+		fmt.Fprintf(w, "deviation:    %s\n", st.Field(d))
 	}
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(w, "findings (%d):\n", len(r.Findings))
 		for _, f := range r.Findings {
-			fmt.Fprintf(w, "  %s\n", f)
+			fmt.Fprintf(w, "  %s\n", st.Field(f.String()))
 		}
 	}
 	usable := "yes"
 	if !r.Usable {
-		usable = "no (" + strings.Join(r.NotUsable, "; ") + ")"
+		usable = "no (" + st.Field(strings.Join(r.NotUsable, "; ")) + ")"
 	}
 	fmt.Fprintf(w, "usable for certification: %s\n", usable)
 	fmt.Fprintf(w, "RESULT: %s\n", r.Status)
@@ -355,6 +364,13 @@ func printVerifyReport(w io.Writer, r *verify.Report) {
 func orNone(s string) string {
 	if s == "" {
 		return "(none)"
+	}
+	return s
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
 	}
 	return s
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-// Exit codes, the one place they are mapped (SPEC.md 9). Every command's
+// Exit codes, the one place they are mapped (SPEC.md "Exit codes"). Every command's
 // help repeats the subset it uses.
 const (
 	// ExitOK: the command did what it says and found nothing wrong.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/dshaudit/dshaudit/internal/termtext"
 )
 
 func main() {
@@ -27,7 +29,9 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	err := root.ExecuteContext(ctx)
 	if err != nil {
 		if !isSilent(err) {
-			fmt.Fprintf(stderr, "dshaudit: %v\n", err)
+			// Errors quote untrusted names and values: escaped, never
+			// cut (SPEC.md "Output safety").
+			fmt.Fprintf(stderr, "dshaudit: %s\n", termtext.Escape(err.Error()))
 		}
 	}
 	return exitCode(ctx, err)

@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dshaudit/dshaudit/internal/termtext"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -15,6 +17,9 @@ type streams struct {
 	In     io.Reader
 	Out    io.Writer // results
 	ErrOut io.Writer // diagnostics and progress
+	// Text shapes text printed for a person (global flags --width and
+	// --max-text, SPEC.md "Output safety").
+	Text textFlags
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -39,6 +44,15 @@ Exit codes (all commands):
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	pf := root.PersistentFlags()
+	pf.IntVar(&io.Text.Width, "width", 0, fmt.Sprintf("lay text tables out in this many columns (default: $COLUMNS, else the terminal's width, else %d)", termtext.DefaultWidth))
+	pf.IntVar(&io.Text.MaxText, "max-text", termtext.DefaultMaxText, "print at most this many characters of one value from a bundle, package or claim (0: no bound; --json is never cut)")
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if io.Text.Width < 0 || io.Text.MaxText < 0 {
+			return fmt.Errorf("%w: --width and --max-text must not be negative", ErrUsage)
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %v (see %s --help)", ErrUsage, err, c.CommandPath())
 	})

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/runner"
 )
@@ -101,9 +102,9 @@ func (f *sandboxFlags) newRunner(ctx context.Context, showProgress bool, s *stre
 			mu.Lock()
 			defer mu.Unlock()
 			if e.Phase == runner.PhaseWarning {
-				fmt.Fprintf(s.ErrOut, "dshaudit: warning: %s\n", e.Message)
+				fmt.Fprintf(s.ErrOut, "dshaudit: warning: %s\n", termtext.Field(e.Message, s.Text.MaxText))
 			} else if showProgress {
-				fmt.Fprintln(s.ErrOut, progressLine(time.Since(begin), e))
+				fmt.Fprintln(s.ErrOut, termtext.Field(progressLine(time.Since(begin), e), s.Text.MaxText))
 			}
 		},
 	}, nil
