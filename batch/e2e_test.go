@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,15 +50,63 @@ func needSlurm(t *testing.T) {
 	}
 }
 
-// buildDshaudit builds the real CLI for the tasks to run.
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// buildDshaudit builds the real CLI for the tasks to run, once per test
+// binary, into a directory removed by TestMain.
 func buildDshaudit(t *testing.T, root string) string {
-	bin := filepath.Join(t.TempDir(), "dshaudit")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/dshaudit")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "batch-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binDir = dir
+		builtBin = filepath.Join(dir, "dshaudit")
+		cmd := exec.Command("go", "build", "-o", builtBin, "./cmd/dshaudit")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	return bin
+	return builtBin
+}
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// slurmE2E is what each Slurm end-to-end test needs: the real image and
+// podman, a running Slurm, the built CLI, a key pair on disk.
+type slurmE2E struct {
+	env            *e2etest.Env
+	root, bin, tmp string
+	key, pub       string
+}
+
+func setupSlurmE2E(t *testing.T) slurmE2E {
+	env := e2etest.Setup(t)
+	needSlurm(t)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	key, pub := writeKey(t, tmp)
+	return slurmE2E{env: env, root: root, bin: buildDshaudit(t, root), tmp: tmp, key: key, pub: pub}
 }
 
 func writeKey(t *testing.T, dir string) (key, pub string) {
@@ -133,15 +182,8 @@ func runBatch(t *testing.T, bin string, args []string, onLine func(string)) (int
 }
 
 func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
-	env := e2etest.Setup(t)
-	needSlurm(t)
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := buildDshaudit(t, root)
-	tmp := t.TempDir()
-	key, pub := writeKey(t, tmp)
+	e := setupSlurmE2E(t)
+	env, root, bin, tmp, key, pub := e.env, e.root, e.bin, e.tmp, e.key, e.pub
 	out := filepath.Join(tmp, "bundles")
 	want := fixtureVerdicts(t, root)
 
@@ -259,12 +301,8 @@ func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
 // TestE2ESlurmNodeWithoutImage: a node that lacks the image fails the
 // task with exit 3 and says why; with no retry left the batch exits 3.
 func TestE2ESlurmNodeWithoutImage(t *testing.T) {
-	env := e2etest.Setup(t)
-	needSlurm(t)
-	root, _ := filepath.Abs("..")
-	bin := buildDshaudit(t, root)
-	tmp := t.TempDir()
-	key, _ := writeKey(t, tmp)
+	e := setupSlurmE2E(t)
+	env, root, bin, tmp, key := e.env, e.root, e.bin, e.tmp, e.key
 	missing := strings.Split(env.Image, "@")[0] + "@sha256:" + strings.Repeat("0", 64)
 	code, res, _ := runBatch(t, bin, []string{filepath.Join(root, "testdata", "plugins", "pass"), "--on", "slurm",
 		"--image", missing, "--key", key, "--out", filepath.Join(tmp, "out"), "--retries", "0", "--poll", "500ms", "--json"}, nil)
@@ -309,12 +347,8 @@ func TestE2EUnreachableSlurmctld(t *testing.T) {
 // job, waits for the task to stop, and leaves no bundle and no temporary
 // file; exit 130.
 func TestE2ESlurmInterrupt(t *testing.T) {
-	env := e2etest.Setup(t)
-	needSlurm(t)
-	root, _ := filepath.Abs("..")
-	bin := buildDshaudit(t, root)
-	tmp := t.TempDir()
-	key, _ := writeKey(t, tmp)
+	e := setupSlurmE2E(t)
+	env, root, bin, tmp, key := e.env, e.root, e.bin, e.tmp, e.key
 	out := filepath.Join(tmp, "out")
 	cmd := exec.Command(bin, "batch", filepath.Join(root, "testdata", "plugins", "config-failed"), "--on", "slurm",
 		"--image", env.Image, "--key", key, "--out", out, "--t1-workspace-root", "--repeat", "1", "--poll", "500ms")
