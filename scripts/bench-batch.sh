@@ -90,6 +90,7 @@ bench local-1 --on local --parallel 1
 bench local-2 --on local --parallel 2
 if scontrol ping 2>/dev/null | grep -q 'is UP'; then
 	bench slurm --on slurm
+	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 else
 	echo "slurm: not running (scripts/setup-slurm.sh start): skipped" >&2
 	exit 3
