@@ -126,7 +126,13 @@ stop() {
 		done
 	fi
 	if grep -qx munged "$marker" && [[ -f /run/munge/munged.pid ]]; then
-		kill "$(cat /run/munge/munged.pid)" 2>/dev/null || true
+		local pid
+		pid=$(cat /run/munge/munged.pid)
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 1 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
 	fi
 	rm -f "$marker"
 	log "stopped"
