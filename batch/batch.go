@@ -52,7 +52,8 @@ type Options struct {
 	// Poll is how often the engine and the exit codes are read.
 	Poll time.Duration
 	// Dshaudit is the dshaudit executable the tasks run; EngineTool the
-	// container engine the pre-flight looks for.
+	// container engine the pre-flight looks for ("auto": podman or
+	// docker).
 	Dshaudit   string
 	EngineTool string
 	// TaskArgs gives a task's `dshaudit run` arguments.

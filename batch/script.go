@@ -45,7 +45,12 @@ preflight() {
 	finish 3
 }
 [[ "$i" =~ ^[0-9]+$ ]] || { echo "dshaudit batch: no task index (SLURM_ARRAY_TASK_ID or DSHAUDIT_BATCH_TASK)" >&2; exit 2; }
-command -v "$engine" >/dev/null 2>&1 || preflight "container engine $engine not found on PATH ($PATH)"
+if [[ "$engine" == auto ]]; then
+	command -v podman >/dev/null 2>&1 || command -v docker >/dev/null 2>&1 ||
+		preflight "no container engine (podman or docker) on PATH ($PATH)"
+else
+	command -v "$engine" >/dev/null 2>&1 || preflight "container engine $engine not found on PATH ($PATH)"
+fi
 [[ -x "$dshaudit" ]] || preflight "dshaudit not found at $dshaudit (install it on every node, or put it on shared storage)"
 mapfile -d '' args <"$state/args/$i" || preflight "cannot read $state/args/$i (is $state on shared storage?)"
 echo "dshaudit batch: task $i on node $node: started $(date +%%s.%%N)" >"$state/logs/$i.start"

@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,5 +120,39 @@ func TestLocalCancelStopsTheTaskProcessGroup(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "term")); err != nil || string(b) != "term\n" {
 		t.Fatalf("the run did not get SIGTERM: %q %v", b, err)
+	}
+}
+
+func TestTaskScriptPreflightAutoEngine(t *testing.T) {
+	dir := t.TempDir()
+	dsh := fakeDshaudit(t, dir, "exit 0")
+	// A PATH with only what the script needs besides an engine.
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	for _, tool := range []string{"mv", "date", "hostname"} {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Symlink(p, filepath.Join(bin, tool))
+	}
+	run := func(name string) (int, bool, string) {
+		state := filepath.Join(dir, name)
+		script, err := writeJob(state, dsh, "auto", [][]string{{"x@1.0.0"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("bash", script)
+		cmd.Env = []string{"PATH=" + bin, "DSHAUDIT_BATCH_TASK=0"}
+		out, _ := cmd.CombinedOutput()
+		code, ok := readExit(state, 0)
+		return code, ok, string(out)
+	}
+	if code, ok, out := run("none"); !ok || code != ExitCouldNotRun || !strings.Contains(out, "no container engine (podman or docker)") {
+		t.Fatalf("no engine: exit %d %v, output %q", code, ok, out)
+	}
+	os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755)
+	if code, ok, out := run("docker"); !ok || code != 0 {
+		t.Fatalf("docker on PATH: exit %d %v, output %q", code, ok, out)
 	}
 }

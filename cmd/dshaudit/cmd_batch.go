@@ -227,10 +227,7 @@ func runBatch(ctx context.Context, o *batchOptions, s *streams) error {
 			return fmt.Errorf("%w: cannot find this dshaudit executable for the tasks: %w", ErrCouldNotRun, err)
 		}
 	}
-	engineTool := o.Run.Engine
-	if engineTool == "auto" || engineTool == "" {
-		engineTool = "podman"
-	}
+	engineTool := o.Run.Engine // "auto": the pre-flight accepts podman or docker
 	if o.On == "local" {
 		// The tasks run here: check the engine and the image once, before
 		// N tasks each fail the same way.
