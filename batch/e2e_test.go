@@ -254,8 +254,10 @@ func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
 		t.Errorf("run 1 summary %+v, want 3 bundles, 3 verified", res.Summary)
 	}
 
-	// Run 2: the same plan finishes only the cancelled spec.
-	code, res, stderr := runBatch(t, bin, args, nil)
+	// Run 2: the same plan finishes only the cancelled spec, and writes
+	// dshaudit report's site of the directory.
+	site := filepath.Join(tmp, "site")
+	code, res, stderr := runBatch(t, bin, append(args, "--report", site), nil)
 	if !strings.Contains(stderr, "plan: 4 tasks, 3 done earlier (bundle verifies), 1 to run on slurm") ||
 		!regexp.MustCompile(`submitted job \d+: 1 task\(s\)`).MatchString(stderr) {
 		t.Fatalf("run 2 did not submit only the unfinished spec:\n%s", stderr)
@@ -286,6 +288,19 @@ func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
 	}
 	if len(res.Summary.ByVerdict) != len(wantCounts) {
 		t.Errorf("summary counts %v, want %v", res.Summary.ByVerdict, wantCounts)
+	}
+
+	index, err := os.ReadFile(filepath.Join(site, "index.html"))
+	if err != nil {
+		t.Fatalf("--report wrote no index page: %v", err)
+	}
+	for v := range wantCounts {
+		if !strings.Contains(string(index), v) {
+			t.Errorf("index page does not name %s", v)
+		}
+	}
+	if pages, _ := filepath.Glob(filepath.Join(site, "*.html")); len(pages) != len(fixtures)+1 {
+		t.Errorf("site has %d pages, want index + %d", len(pages), len(fixtures))
 	}
 
 	// Every bundle is an ordinary bundle: dshaudit verify DIR agrees.

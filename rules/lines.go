@@ -11,6 +11,10 @@ import (
 
 // SPEC.md "Output lines": how output bytes become lines.
 
+// SplitLines is splitLines for callers that show output as the rules see
+// it (the report pages): the same lines, numbered the same way.
+func SplitLines(b []byte) []string { return splitLines(b) }
+
 // splitLines splits output into lines on "\n", drops a trailing "\r",
 // removes ANSI escape sequences and other control characters, and makes
 // the text valid UTF-8 (invalid bytes become U+FFFD). Lines are not

@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
+# The report tests open the pages in a real headless Chromium.
+bash scripts/setup-chromium.sh
 
 # A one-node Slurm on localhost for the batch end-to-end test
 # (docs/batch.md); stopped again however the tests end.

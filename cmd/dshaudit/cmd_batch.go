@@ -19,6 +19,7 @@ import (
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/pkgsource"
+	"github.com/dshaudit/dshaudit/report"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -40,7 +41,10 @@ type batchOptions struct {
 	SbatchArg []string
 	// TaskDshaudit is the dshaudit executable the tasks run.
 	TaskDshaudit string
-	JSON         bool
+	// Report, when set, is the directory that gets dshaudit report's
+	// site of the output directory: index.html and a page per bundle.
+	Report string
+	JSON   bool
 	// Run holds the run flags (registerConditionFlags, sandbox flags);
 	// runFlags is their set, to hand each task the ones given.
 	Run      runOptions
@@ -96,6 +100,8 @@ Every flag of "dshaudit run" that sets how a run is made (--repeat,
 Progress (submitted, queued, running with the engine's own state, done,
 failed) goes to stderr; the per-spec table and the verify summary to
 stdout, or with --json the object ` + BatchMediaType + `.
+--report SITE also writes what "dshaudit report DIR -o SITE" writes: an
+index page with the distribution of verdicts and one page per bundle.
 
 Exit codes:
   0    every spec has a verified bundle, every verdict pass
@@ -119,7 +125,7 @@ Exit codes:
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Args = args
-			return runBatch(cmd.Context(), o, s)
+			return runBatch(cmd, o, s)
 		},
 	}
 	f := c.Flags()
@@ -135,6 +141,7 @@ Exit codes:
 	f.IntVar(&o.SlurmCPUs, "slurm-cpus", 1, "slurm: each task's -c (a run's containers use one CPU)")
 	f.StringArrayVar(&o.SbatchArg, "sbatch-arg", nil, "slurm: one more sbatch argument, e.g. --sbatch-arg=--partition=audit (repeatable)")
 	f.StringVar(&o.TaskDshaudit, "task-dshaudit", "", "the dshaudit executable the tasks run (default: this one; must exist on every node)")
+	f.StringVar(&o.Report, "report", "", "also write dshaudit report's site of DIR here: index.html and one page per bundle")
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+BatchMediaType+")")
 	o.runFlags = pflag.NewFlagSet("run", pflag.ContinueOnError)
 	o.Run.registerConditionFlags(o.runFlags)
@@ -188,7 +195,8 @@ func (o *batchOptions) engine() (batch.Engine, error) {
 	return nil, fmt.Errorf("%w: --on %q: want local or slurm", ErrUsage, o.On)
 }
 
-func runBatch(ctx context.Context, o *batchOptions, s *streams) error {
+func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
+	ctx := cmd.Context()
 	if o.Image == "" || o.Key == "" || o.Out == "" {
 		return fmt.Errorf("%w: --image NAME@sha256:DIGEST, --key KEY and --out DIR are required", ErrUsage)
 	}
@@ -324,6 +332,23 @@ func runBatch(ctx context.Context, o *batchOptions, s *streams) error {
 	}
 	if runErr != nil {
 		return fmt.Errorf("interrupted; the job was cancelled, no bundle half-written: %w", runErr)
+	}
+	if o.Report != "" && len(items) > 0 {
+		// dshaudit report's site, with the same code; its listing goes
+		// to stderr when stdout carries the JSON object.
+		rs := s
+		if o.JSON {
+			rs = &streams{In: s.In, Out: s.ErrOut, ErrOut: s.ErrOut, Text: s.Text}
+		}
+		paths := make([]string, len(items))
+		for i, it := range items {
+			paths[i] = it.Path
+		}
+		ro := &reportOptions{Out: o.Report, Layout: report.Layout{MaxLines: report.DefaultMaxLines, Context: report.DefaultContext}}
+		fmt.Fprintln(rs.Out)
+		if err := runReportSite(cmd, ro, rs, paths, vopts); err != nil && !errors.Is(err, ErrFindings) {
+			return err
+		}
 	}
 	return batchExit(outs, sum)
 }

@@ -106,20 +106,11 @@ Exit codes:
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Key, "key", "", "trust this public key (PEM), for key-signed bundles")
-	f.StringVar(&o.TrustedRoot, "trusted-root", "", "trust this Sigstore trusted_root.json, for keyless bundles")
-	f.StringVar(&o.Identity, "certificate-identity", "", "keyless: the exact certificate identity (SAN)")
-	f.StringVar(&o.IdentityRegexp, "certificate-identity-regexp", "", "keyless: a regexp the certificate identity must match")
-	f.StringVar(&o.OIDCIssuer, "certificate-oidc-issuer", "", "keyless: the exact OIDC issuer")
-	f.StringVar(&o.OIDCIssuerRegexp, "certificate-oidc-issuer-regexp", "", "keyless: a regexp the OIDC issuer must match")
-	f.BoolVar(&o.InsecureAnyIdentity, "insecure-any-identity", false, "keyless: accept any identity the trusted root certifies (unsafe)")
+	o.registerTrust(f)
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+verify.ResultMediaType+")")
 	f.StringVar(&o.Claim, "claim", "", "check the declarations of conformity in this README, text or package tarball")
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
-	o.Limits = bundle.DefaultLimits()
-	f.IntVar(&o.Limits.MaxEntries, "max-entries", o.Limits.MaxEntries, "refuse a bundle with more archive entries")
-	f.Int64Var(&o.Limits.MaxEntrySize, "max-entry-size", o.Limits.MaxEntrySize, "refuse an entry larger than this many bytes")
-	f.Int64Var(&o.Limits.MaxTotal, "max-total", o.Limits.MaxTotal, "refuse a bundle whose entries total more bytes")
+	o.registerLimits(f)
 	f.IntVar(&o.Jobs, "jobs", 0, "with many bundles: how many to verify at once (default: number of CPUs)")
 	return c
 }
@@ -161,8 +152,8 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	if o.Limits.MaxEntries < 1 || o.Limits.MaxEntrySize < 1 || o.Limits.MaxTotal < 1 {
-		return fmt.Errorf("%w: --max-entries, --max-entry-size and --max-total must be positive", ErrUsage)
+	if err := o.checkLimits(); err != nil {
+		return err
 	}
 	opts := verify.Options{Policy: pol, Limits: o.Limits}
 	paths, err := verify.Expand(o.Bundles)

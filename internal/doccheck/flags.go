@@ -28,7 +28,7 @@ var foreignPrograms = map[string]bool{
 	"debootstrap": true, "zstd": true, "curl": true, "runc": true,
 	"gzip": true, "bash": true, "sh": true, "go": true, "crane": true,
 	"sbatch": true, "squeue": true, "scancel": true, "scontrol": true,
-	"sinfo": true, "kubectl": true,
+	"sinfo": true, "kubectl": true, "chromium": true,
 }
 
 var (
