@@ -3,7 +3,8 @@
 # on a fresh machine (podman, runc, debootstrap, the sandbox image with real
 # dsh, via scripts/setup.sh; slurm-wlm and munge, with munged, slurmctld
 # and slurmd started directly, via scripts/setup-slurm.sh), then runs every
-# test, end-to-end ones included, and stops the Slurm daemons it started. A test that needs a real part fails when it is missing.
+# test, end-to-end ones included, and stops the Slurm daemons it started.
+# A test that needs a real part fails when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
