@@ -261,17 +261,9 @@ func fetchLocal(spec Spec, tgz []byte, opts Options, source Condition) (*Fetched
 	if !ok {
 		return nil, fmt.Errorf("%w: %w: %s has no package/package.json", ErrUnresolvable, ErrBadTarball, spec.Path)
 	}
-	var id struct {
-		Name    any `json:"name"`
-		Version any `json:"version"`
-	}
-	if err := json.Unmarshal(pj, &id); err != nil {
-		return nil, fmt.Errorf("%w: %w: package.json in %s: %v", ErrUnresolvable, ErrBadMetadata, spec.Path, err)
-	}
-	name, _ := id.Name.(string)
-	version, _ := id.Version.(string)
-	if name == "" || version == "" {
-		return nil, fmt.Errorf("%w: %w: package.json in %s: name and version must be non-empty strings", ErrUnresolvable, ErrBadMetadata, spec.Path)
+	name, version, err := nameVersion(pj, spec.Path)
+	if err != nil {
+		return nil, err
 	}
 	f.Name, f.Version = name, version
 	f.MetadataJSON = pj

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The README's test command: installs and starts everything the tests need
 # on a fresh machine (podman, runc, debootstrap, npm, the sandbox image with
-# real dsh, via scripts/setup.sh), then runs every test, end-to-end ones
+# real dsh, via scripts/setup.sh; Chromium via scripts/setup-chromium.sh;
+# slurm-wlm and munge, with munged, slurmctld and slurmd started directly,
+# via scripts/setup-slurm.sh), then runs every test, end-to-end ones
 # included (DSHAUDIT_E2E=1: a test that needs a real part fails when it is
-# missing). Every step runs even when an earlier one failed; the summary
-# line is always printed and the exit status is non-zero on any failure.
+# missing), and stops the Slurm daemons it started. Every step runs even
+# when an earlier one failed; the summary line is always printed and the
+# exit status is non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +18,11 @@ log=$(mktemp /tmp/dshaudit-go-test.XXXXXX.log)
 bash scripts/setup.sh || { echo "test.sh: scripts/setup.sh failed" >&2; status=1; }
 # The report tests open the pages in a real headless Chromium.
 bash scripts/setup-chromium.sh || { echo "test.sh: scripts/setup-chromium.sh failed" >&2; status=1; }
+
+# A one-node Slurm on localhost for the batch end-to-end test
+# (docs/batch.md); stopped again however the tests end.
+bash scripts/setup-slurm.sh start || { echo "test.sh: scripts/setup-slurm.sh failed" >&2; status=1; }
+trap 'bash scripts/setup-slurm.sh stop' EXIT
 
 echo "== go vet"
 go vet ./... || status=1

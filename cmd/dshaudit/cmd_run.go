@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
@@ -108,13 +109,23 @@ Exit codes:
 	}
 	f := c.Flags()
 	f.StringVar(&o.Image, "image", "", "sandbox image NAME[:TAG]@sha256:DIGEST (required; a tag alone is refused)")
+	f.StringVar(&o.Key, "key", "", "private signing key (PKCS #8 PEM, see dshaudit key generate) (required)")
+	f.StringVar(&o.Out, "out", "", "bundle file (default <name>-<version>"+runner.BundleSuffix+" in the current directory)")
+	f.BoolVar(&o.JSON, "json", false, "print the result object ("+runner.SummaryMediaType+") instead of the text summary")
+	o.registerConditionFlags(f)
+	o.sandboxFlags.register(f)
+	return c
+}
+
+// registerConditionFlags registers the flags that set how a run is made
+// (image source, repetitions, commands, time limits). `dshaudit batch`
+// registers the same ones and hands those given to each task's run.
+func (o *runOptions) registerConditionFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.ImageArchive, "image-archive", "", "load the image from this OCI archive (checked against the digest)")
 	f.StringVar(&o.ImageLayout, "image-layout", "", "load the image from this OCI layout directory (checked against the digest)")
 	f.BoolVar(&o.Pull, "pull", false, "pull the image by digest from its registry if the engine lacks it")
 	f.BoolVar(&o.InsecureLoop, "insecure-loopback-registry", false, "with --pull: allow plain HTTP to a registry on a loopback address")
-	f.StringVar(&o.Key, "key", "", "private signing key (PKCS #8 PEM, see dshaudit key generate) (required)")
-	f.StringVar(&o.Out, "out", "", "bundle file (default <name>-<version>"+runner.BundleSuffix+" in the current directory)")
-	f.IntVar(&o.Repeat, "repeat", runner.DefaultRepeat, "how many times the T1–T4 sequence runs (DSHIO/T 21 5.1.9; below 2 is a recorded deviation)")
+	f.IntVar(&o.Repeat, "repeat", runner.DefaultRepeat, "how many times the T1–T4 sequence runs (DSHIO/T 21 5.1.9; any value but 2 is a recorded deviation)")
 	f.StringVar(&o.Baseline, "baseline", "", "DSH baseline version (default 0.2.2-rc.1, DSHIO/T 21 5.1.1; another value is a recorded deviation)")
 	f.BoolVar(&o.T1WorkspaceRoot, "t1-workspace-root", false, "add -w to the T1 command (dsh 0.1.0-rc.8 needs it); recorded as a T1 command deviation")
 	f.BoolVar(&o.T4NoOpen, "t4-no-open", false, "add --no-open to the T4 command; recorded as a T4 command deviation (not needed: the verbatim command boots in a container)")
@@ -123,9 +134,6 @@ Exit codes:
 	f.DurationVar(&o.TimeoutT3, "timeout-t3", runner.DefaultTimeoutT3, "T3 time limit (a timeout is config_failed)")
 	f.DurationVar(&o.TimeoutT4, "timeout-t4", 0, "T4 time limit (default: the window + 30s; a timeout is boot_failed)")
 	f.DurationVar(&o.Window, "window", runner.DefaultWindow, "T4 liveness window (DSHIO/T 21 5.1.6; any value but 12s is a recorded deviation)")
-	f.BoolVar(&o.JSON, "json", false, "print the result object ("+runner.SummaryMediaType+") instead of the text summary")
-	o.sandboxFlags.register(f)
-	return c
 }
 
 func init() { subcommands = append(subcommands, newRunCmd) }

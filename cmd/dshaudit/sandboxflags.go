@@ -36,10 +36,21 @@ type sandboxFlags struct {
 }
 
 func (o *sandboxFlags) register(f *pflag.FlagSet) {
+	o.registerEnv(f)
+	o.registerProgress(f)
+}
+
+// registerEnv registers the engine, registry, CA bundle and temp-dir
+// flags.
+func (o *sandboxFlags) registerEnv(f *pflag.FlagSet) {
 	f.StringVar(&o.Engine, "engine", "podman", "container engine: podman, docker or auto")
 	f.StringVar(&o.Registry, "registry", "", "npm registry for T0 and T1 (default: the one npm is configured with)")
 	f.StringVar(&o.CACert, "ca-cert", "", "CA bundle T1's Node trusts via NODE_EXTRA_CA_CERTS (default "+DefaultCACert+" when present; \"none\" for none)")
 	f.StringVar(&o.TempDir, "temp-dir", "", "where per-repetition profile directories are made (default: the system temp directory)")
+}
+
+// registerProgress registers --progress (batch has its own).
+func (o *sandboxFlags) registerProgress(f *pflag.FlagSet) {
 	f.StringVar(&o.Progress, "progress", "auto", "progress on stderr: auto (when stderr is a terminal), always, never")
 }
 

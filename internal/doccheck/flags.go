@@ -27,7 +27,8 @@ var foreignPrograms = map[string]bool{
 	"node": true, "cosign": true, "tar": true, "git": true, "apt-get": true,
 	"debootstrap": true, "zstd": true, "curl": true, "runc": true,
 	"gzip": true, "bash": true, "sh": true, "go": true, "crane": true,
-	"chromium": true,
+	"sbatch": true, "squeue": true, "scancel": true, "scontrol": true,
+	"sinfo": true, "kubectl": true, "chromium": true,
 }
 
 var (

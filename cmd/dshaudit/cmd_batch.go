@@ -1,0 +1,390 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/batch"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/pkgsource"
+	"github.com/dshaudit/dshaudit/report"
+	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/verify"
+)
+
+// batchOptions are the flags of `dshaudit batch`.
+type batchOptions struct {
+	Args     []string
+	Image    string
+	Key      string
+	Out      string
+	On       string
+	Parallel int
+	Retries  int
+	Backoff  time.Duration
+	Poll     time.Duration
+	// Slurm engine settings.
+	SlurmMem  string
+	SlurmCPUs int
+	SbatchArg []string
+	// TaskDshaudit is the dshaudit executable the tasks run.
+	TaskDshaudit string
+	// Report, when set, is the directory that gets dshaudit report's
+	// site of the output directory: index.html and a page per bundle.
+	Report string
+	JSON   bool
+	// Run holds the run flags (registerConditionFlags, sandbox flags);
+	// runFlags is their set, to hand each task the ones given.
+	Run      runOptions
+	runFlags *pflag.FlagSet
+}
+
+// BatchMediaType identifies the --json object of `dshaudit batch`.
+const BatchMediaType = "application/vnd.dshaudit.batch-result.v1+json"
+
+func newBatchCmd(s *streams) *cobra.Command { return batchCommand(&batchOptions{}, s) }
+
+// batchCommand builds the command around o.
+func batchCommand(o *batchOptions, s *streams) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "batch PLAN|SPEC... --image NAME@sha256:DIGEST --key KEY --out DIR [--on local|slurm] [flags]",
+		Short: "Run many plugins on Slurm or locally, resumably, and verify what comes back",
+		Long: `batch runs an ordinary "dshaudit run" for every package spec of a plan, on
+Slurm (one array job, one task per spec) or on this machine, writes each
+signed bundle atomically into DIR, verifies every bundle that comes back, and
+ends with the summary "dshaudit verify DIR" prints (counts by verdict code,
+compare DSHIO/T 20 Annex B). DESIGN.md "Batch runs"; docs/batch.md.
+
+PLAN is a file (or - for stdin) with one PACKAGE-SPEC a line, as
+"dshaudit run" takes them; blank lines and # comments are skipped. Specs may
+instead be given on the command line. A single argument that names an
+existing file other than a package tarball is a plan.
+
+Each spec is first resolved to its exact name@version (registry metadata,
+or the local package.json); its bundle is DIR/<name>-<version>.img-<first
+12 hex digits of the image digest>.dshaudit.tar.zst. A registry spec runs
+as that exact name@version, a local one by its absolute path, which must be
+the same on every node (shared storage).
+
+Resumable: a spec whose bundle is already in DIR and verifies (signature
+with the public half of --key, files, verdicts, same package, same image
+digest) is not run again. A task that fails (exit 3, killed, cancelled,
+lost with its node, a bundle that does not verify) is retried up to
+--retries times, the wait doubling from --retry-backoff. Ctrl-C cancels the
+job (scancel) and waits for its tasks to stop: no half-written bundle.
+
+--on slurm submits "sbatch --parsable --array=0-N%K -c 1 --mem=…" with
+DIR/.dshaudit-batch/<attempt>/task.sh; every task pre-flights its node
+(the container engine, the dshaudit executable; the image by digest is the
+run's first step) and fails with exit 3 saying why. Results come from the
+exit codes the tasks write and the bundles, never from sacct. --on local
+runs the same task script, --parallel at once (default: half the CPUs,
+so that T4's 12 s window is not starved).
+
+Every flag of "dshaudit run" that sets how a run is made (--repeat,
+--t1-workspace-root, --window, --timeout-*, --image-archive, --pull,
+--registry, --ca-cert, --engine, --temp-dir, …) is passed to each task.
+
+Progress (submitted, queued, running with the engine's own state, done,
+failed) goes to stderr; the per-spec table and the verify summary to
+stdout, or with --json the object ` + BatchMediaType + `.
+--report SITE also writes what "dshaudit report DIR -o SITE" writes: an
+index page with the distribution of verdicts and one page per bundle.
+
+Exit codes:
+  0    every spec has a verified bundle, every verdict pass
+  1    every spec finished, but a verdict is not pass, a spec is
+       unresolvable, or a bundle in DIR does not verify
+  2    usage error: bad flags, a plan line that is not a spec (named by
+       line number), image not pinned by digest, unreadable key
+  3    could not run: Slurm unreachable, engine or image missing (local),
+       registry unreachable, or a task still failed after its retries
+  130  interrupted: the job is cancelled, nothing half-written is left`,
+		Example: `  # a plan on the local Slurm cluster, fixtures with the -w deviation
+  dshaudit batch plan.txt --on slurm --image localhost/dsh-sandbox:0.1.0-rc.8@sha256:… \
+      --key dshaudit.key --out bundles/ --t1-workspace-root
+
+  # the same specs on this machine, given on the command line
+  dshaudit batch ./plugin-a ./plugin-b hello-dsh-plugin@^1 --on local \
+      --image dsh-sandbox@sha256:… --key k.pem --out bundles/ --t1-workspace-root
+
+  # run it again: only specs without a verified bundle run
+  dshaudit batch plan.txt --on slurm --image … --key k.pem --out bundles/ --t1-workspace-root`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Args = args
+			return runBatch(cmd, o, s)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Image, "image", "", "sandbox image NAME[:TAG]@sha256:DIGEST (required)")
+	f.StringVar(&o.Key, "key", "", "private signing key every task signs with (required; its public half verifies the bundles)")
+	f.StringVar(&o.Out, "out", "", "directory for the bundles, on storage every node shares (required)")
+	f.StringVar(&o.On, "on", "local", "engine: local (processes on this machine) or slurm (one array job)")
+	f.IntVar(&o.Parallel, "parallel", 0, "tasks at once (local default: half the CPUs; slurm: the array's %K, default unlimited)")
+	f.IntVar(&o.Retries, "retries", batch.DefaultRetries, "how many more attempts a failed task gets")
+	f.DurationVar(&o.Backoff, "retry-backoff", batch.DefaultBackoff, "wait before the first retry, doubled for each further one")
+	f.DurationVar(&o.Poll, "poll", batch.DefaultPoll, "how often the engine's state and the tasks' exit codes are read")
+	f.StringVar(&o.SlurmMem, "slurm-mem", batch.DefaultSlurmMem, "slurm: each task's --mem")
+	f.IntVar(&o.SlurmCPUs, "slurm-cpus", 1, "slurm: each task's -c (a run's containers use one CPU)")
+	f.StringArrayVar(&o.SbatchArg, "sbatch-arg", nil, "slurm: one more sbatch argument, e.g. --sbatch-arg=--partition=audit (repeatable)")
+	f.StringVar(&o.TaskDshaudit, "task-dshaudit", "", "the dshaudit executable the tasks run (default: this one; must exist on every node)")
+	f.StringVar(&o.Report, "report", "", "also write dshaudit report's site of DIR here: index.html and one page per bundle")
+	f.BoolVar(&o.JSON, "json", false, "print the result object ("+BatchMediaType+")")
+	o.runFlags = pflag.NewFlagSet("run", pflag.ContinueOnError)
+	o.Run.registerConditionFlags(o.runFlags)
+	o.Run.sandboxFlags.registerEnv(o.runFlags)
+	f.AddFlagSet(o.runFlags)
+	return c
+}
+
+func init() { subcommands = append(subcommands, newBatchCmd) }
+
+// entries reads the plan file or the specs given.
+func (o *batchOptions) entries(stdin io.Reader) ([]batch.Entry, error) {
+	if len(o.Args) == 1 {
+		a := o.Args[0]
+		if a == "-" {
+			return batch.ParsePlan(stdin, "stdin")
+		}
+		if st, err := os.Stat(a); err == nil && st.Mode().IsRegular() {
+			if sp, err := pkgsource.ParseSpec(a); err != nil || sp.Source != pkgsource.SourceLocalTarball {
+				f, err := os.Open(a)
+				if err != nil {
+					return nil, err
+				}
+				defer f.Close()
+				return batch.ParsePlan(f, a)
+			}
+		}
+	}
+	return batch.ParseArgs(o.Args)
+}
+
+// taskArgs are the run flags given to batch, as --name=value, for every
+// task: the same registration as run's, so they mean what they mean there.
+func (o *batchOptions) taskArgs() []string {
+	var out []string
+	o.runFlags.VisitAll(func(fl *pflag.Flag) {
+		if fl.Changed {
+			out = append(out, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	return out
+}
+
+func (o *batchOptions) engine() (batch.Engine, error) {
+	switch o.On {
+	case "local":
+		return &batch.Local{}, nil
+	case "slurm":
+		return &batch.Slurm{Mem: o.SlurmMem, CPUs: o.SlurmCPUs, Extra: o.SbatchArg}, nil
+	}
+	return nil, fmt.Errorf("%w: --on %q: want local or slurm", ErrUsage, o.On)
+}
+
+func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
+	ctx := cmd.Context()
+	if o.Image == "" || o.Key == "" || o.Out == "" {
+		return fmt.Errorf("%w: --image NAME@sha256:DIGEST, --key KEY and --out DIR are required", ErrUsage)
+	}
+	digest, err := batch.ImageDigest(o.Image)
+	if err != nil {
+		return fmt.Errorf("%w: --image: %w (DSHIO/T 21 5.1.2: a tag can be overwritten, a digest cannot)", ErrUsage, err)
+	}
+	signer, err := attest.LoadSigner(o.Key)
+	if err != nil {
+		return fmt.Errorf("%w: --key: %w", ErrUsage, err)
+	}
+	if o.Parallel < 0 || o.Retries < 0 || o.Poll <= 0 || o.Backoff < 0 {
+		return fmt.Errorf("%w: --parallel, --retries and --retry-backoff must not be negative, --poll must be positive", ErrUsage)
+	}
+	if o.Run.Repeat < 1 {
+		return fmt.Errorf("%w: --repeat must be at least 1", ErrUsage)
+	}
+	src, err := o.Run.imageSource()
+	if err != nil {
+		return err
+	}
+	entries, err := o.entries(s.In)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	eng, err := o.engine()
+	if err != nil {
+		return err
+	}
+	if err := eng.Check(ctx); err != nil {
+		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
+	}
+	dshaudit := o.TaskDshaudit
+	if dshaudit == "" {
+		if dshaudit, err = os.Executable(); err != nil {
+			return fmt.Errorf("%w: cannot find this dshaudit executable for the tasks: %w", ErrCouldNotRun, err)
+		}
+	}
+	engineTool := o.Run.Engine // "auto": the pre-flight accepts podman or docker
+	if o.On == "local" {
+		// The tasks run here: check the engine and the image once, before
+		// N tasks each fail the same way.
+		e, err := engine.Detect(ctx, o.Run.Engine)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
+		}
+		if _, err := e.EnsureImage(ctx, o.Image, src); err != nil {
+			return fmt.Errorf("%w: image %s: %w", ErrCouldNotRun, o.Image, err)
+		}
+	}
+	keyAbs, err := filepath.Abs(o.Key)
+	if err != nil {
+		return fmt.Errorf("%w: --key: %w", ErrUsage, err)
+	}
+	dir, err := filepath.Abs(o.Out)
+	if err != nil {
+		return fmt.Errorf("%w: --out: %w", ErrUsage, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%w: --out %q: %w", ErrUsage, o.Out, err)
+	}
+	if err := checkOutDir(filepath.Join(dir, "x")); err != nil {
+		return err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+
+	progress := func(line string) { fmt.Fprintf(s.ErrOut, "dshaudit batch: %s\n", line) }
+	progress(fmt.Sprintf("resolving %d spec(s) to exact versions", len(entries)))
+	identify := func(ctx context.Context, sp pkgsource.Spec) (string, string, error) {
+		return pkgsource.Identify(ctx, sp, pkgsource.Options{Registry: o.Run.Registry})
+	}
+	tasks, unresolved, err := batch.Identify(ctx, entries, identify, dir, digest)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
+	}
+	for _, u := range unresolved {
+		progress(fmt.Sprintf("line %d %q: %s: %s", u.Line, u.Spec, u.State, u.Why))
+	}
+
+	vopts := verify.Options{Policy: attest.Policy{Key: signer.PublicKey()}, Limits: bundle.DefaultLimits()}
+	runArgs := o.taskArgs()
+	par := o.Parallel
+	if par == 0 && o.On == "local" {
+		par = batch.DefaultLocalParallel()
+	}
+	outs, runErr := batch.Run(ctx, tasks, batch.Options{
+		Dir: dir, WorkDir: cwd, Engine: eng, Parallel: par, Retries: o.Retries, Backoff: o.Backoff, Poll: o.Poll,
+		Dshaudit: dshaudit, EngineTool: engineTool,
+		TaskArgs: func(t batch.Task) []string {
+			return append([]string{t.RunSpec, "--image=" + o.Image, "--key=" + keyAbs, "--out=" + t.Bundle, "--progress=always"}, runArgs...)
+		},
+		Check:    batch.BundleChecker(vopts, digest),
+		Progress: progress,
+	})
+	if runErr != nil && ctx.Err() == nil {
+		if errors.Is(runErr, batch.ErrBusy) {
+			return fmt.Errorf("%w: %w", ErrUsage, runErr)
+		}
+		return fmt.Errorf("%w: %w", ErrCouldNotRun, runErr)
+	}
+	outs = append(outs, unresolved...)
+
+	// The summary `dshaudit verify DIR` prints, with the same code.
+	var items []verify.Item
+	if paths, err := verify.Expand([]string{dir}); err == nil && len(paths) > 0 && ctx.Err() == nil {
+		items = verify.All(ctx, paths, vopts, 0)
+	}
+	sum := verify.Summarise(items)
+	if o.JSON {
+		if err := writeJSON(s.Out, struct {
+			MediaType     string          `json:"media_type"`
+			SchemaVersion int             `json:"schema_version"`
+			Engine        string          `json:"engine"`
+			Image         string          `json:"image"`
+			Dir           string          `json:"dir"`
+			Tasks         []batch.Outcome `json:"tasks"`
+			Summary       verify.Summary  `json:"summary"`
+			Bundles       []verify.Item   `json:"bundles"`
+		}{BatchMediaType, 1, eng.Name(), o.Image, dir, outs, sum, items}); err != nil {
+			return err
+		}
+	} else {
+		st := s.style()
+		printBatch(s.Out, st, outs)
+		fmt.Fprintf(s.Out, "\ndshaudit verify %s:\n", st.Field(dir))
+		printVerifySummary(s.Out, st, items, sum)
+	}
+	if runErr != nil {
+		return fmt.Errorf("interrupted; the job was cancelled, no bundle half-written: %w", runErr)
+	}
+	if o.Report != "" && len(items) > 0 {
+		// dshaudit report's site, with the same code; its listing goes
+		// to stderr when stdout carries the JSON object.
+		rs := s
+		if o.JSON {
+			rs = &streams{In: s.In, Out: s.ErrOut, ErrOut: s.ErrOut, Text: s.Text}
+		}
+		paths := make([]string, len(items))
+		for i, it := range items {
+			paths[i] = it.Path
+		}
+		ro := &reportOptions{Out: o.Report, Layout: report.Layout{MaxLines: report.DefaultMaxLines, Context: report.DefaultContext}}
+		fmt.Fprintln(rs.Out)
+		if err := runReportSite(cmd, ro, rs, paths, vopts); err != nil && !errors.Is(err, ErrFindings) {
+			return err
+		}
+	}
+	return batchExit(outs, sum)
+}
+
+// batchExit maps the outcomes to the exit code classes.
+func batchExit(outs []batch.Outcome, sum verify.Summary) error {
+	unfinished, notPass := 0, 0
+	for _, o := range outs {
+		switch {
+		case !o.Finished():
+			unfinished++
+		case o.State == batch.StateUnresolvable || o.Verdict != string(rules.Pass) && o.State != batch.StateDuplicate:
+			notPass++
+		}
+	}
+	switch {
+	case unfinished > 0:
+		return silentError{fmt.Errorf("%w: %d spec(s) without a verified bundle after their retries; run the batch again to finish them", ErrCouldNotRun, unfinished)}
+	case notPass > 0 || len(sum.Failed) > 0:
+		return silentError{fmt.Errorf("%w: %d spec(s) not pass, %d bundle(s) not verified", ErrFindings, notPass, len(sum.Failed))}
+	}
+	return nil
+}
+
+// printBatch prints one row per spec: state, verdict, plan line, spec,
+// package, attempts, and why when it did not finish. The table escapes
+// every cell (SPEC.md "Output safety"): specs come from the plan, reasons
+// from task logs.
+func printBatch(w io.Writer, st termtext.Style, outs []batch.Outcome) {
+	tb := termtext.NewTable("", "STATE", "VERDICT", "LINE", "SPEC", "PACKAGE", "TRIES", "WHY")
+	for _, o := range outs {
+		line := "-"
+		if o.Line > 0 {
+			line = strconv.Itoa(o.Line)
+		}
+		tb.Row(o.State, dash(o.Verdict), line, o.Spec, dash(o.Package), strconv.Itoa(o.Attempts), dash(o.Why))
+	}
+	tb.Write(w, st.Width)
+}
