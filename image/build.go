@@ -61,9 +61,9 @@ type Options struct {
 	Lock *Lock
 	// DebianMirror overrides the lock's mirror for .deb downloads.
 	DebianMirror string
-	NodeVersion string
-	PNPMVersion string
-	DshVersion  string
+	NodeVersion  string
+	PNPMVersion  string
+	DshVersion   string
 	// ResolutionCutoff, when set, pins the time-based cutoff pnpm must
 	// derive; a different one stops the build.
 	ResolutionCutoff time.Time
@@ -120,9 +120,9 @@ type Package struct {
 // Inputs is the record of everything a build was made from; it is written
 // into the image at ImageInputsFile and holds only content-derived values.
 type Inputs struct {
-	Builder    string     `json:"builder"`
-	Registry   string     `json:"registry"`
-	Rootfs     RootfsRec  `json:"baseRootfs"`
+	Builder  string    `json:"builder"`
+	Registry string    `json:"registry"`
+	Rootfs   RootfsRec `json:"baseRootfs"`
 	// Debian is the lock the base was made from (absent for --rootfs).
 	Debian     *DebianRec `json:"debian,omitempty"`
 	Node       Package    `json:"node"`
