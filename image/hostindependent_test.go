@@ -142,6 +142,21 @@ func TestBuildHostIndependent(t *testing.T) {
 		traces = append(traces, hostname)
 	}
 	checkNoBuilderTraces(t, r.Image, traces)
+	t.Logf("image size %.1f MiB compressed, %.1f MiB uncompressed; layers:", float64(r.Size)/(1<<20), float64(r.UncompressedSize)/(1<<20))
+	for i, l := range r.Layers {
+		t.Logf("  %-55s %s %7.1f MiB (%7.1f MiB uncompressed)", layerHistory[i], l.Digest.Hex[:12], float64(l.Size)/(1<<20), float64(l.UncompressedSize)/(1<<20))
+	}
+
+	// With the cache on, the same inputs give the same digest at once.
+	t0 := time.Now()
+	c, err := Build(context.Background(), Options{CacheDir: cache, Log: logWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Cached || c.Digest != h {
+		t.Fatalf("cached build: cached=%v digest %s, want %s", c.Cached, c.Digest, h)
+	}
+	t.Logf("cached build %.1fs", time.Since(t0).Seconds())
 }
 
 // checkNoBuilderTraces lists every layer's files and fails on a builder

@@ -102,9 +102,9 @@ func (r *recordingEngine) ran() []string {
 // assertNoContainers checks that none of the named containers exists.
 func assertNoContainers(t *testing.T, names []string) {
 	t.Helper()
-	out, err := exec.Command("podman", "ps", "-a", "--format", "{{.Names}}").Output()
+	out, err := exec.Command(e2etest.EngineName(), "ps", "-a", "--format", "{{.Names}}").Output()
 	if err != nil {
-		t.Fatalf("podman ps -a: %v", err)
+		t.Fatalf("%s ps -a: %v", e2etest.EngineName(), err)
 	}
 	live := map[string]bool{}
 	for _, n := range strings.Fields(string(out)) {

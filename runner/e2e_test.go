@@ -172,9 +172,9 @@ func assertNoContainers(t *testing.T, names []string) {
 	if len(names) == 0 {
 		t.Error("no container name was recorded")
 	}
-	out, err := exec.Command("podman", "ps", "-a", "--format", "{{.Names}}").Output()
+	out, err := exec.Command(e2etest.EngineName(), "ps", "-a", "--format", "{{.Names}}").Output()
 	if err != nil {
-		t.Fatalf("podman ps -a: %v", err)
+		t.Fatalf("%s ps -a: %v", e2etest.EngineName(), err)
 	}
 	live := map[string]bool{}
 	for _, n := range strings.Fields(string(out)) {
@@ -366,11 +366,15 @@ func TestE2EInterrupt(t *testing.T) {
 	}
 	assertNoContainers(t, rec.names)
 	// Every container this test's runs created had the engine's prefix.
-	out2, _ := exec.Command("podman", "ps", "-a", "--filter", "name=^"+engine.ContainerPrefix, "--format", "{{json .Names}}").Output()
+	out2, _ := exec.Command(e2etest.EngineName(), "ps", "-a", "--filter", "name=^"+engine.ContainerPrefix, "--format", "{{json .Names}}").Output()
 	var left []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out2)), "\n") {
 		var ns []string
-		if json.Unmarshal([]byte(l), &ns) == nil {
+		var one string
+		if json.Unmarshal([]byte(l), &one) == nil { // docker: one name as a string
+			ns = []string{one}
+		}
+		if json.Unmarshal([]byte(l), &ns) == nil || one != "" {
 			for _, n := range ns {
 				for _, mine := range rec.names {
 					if n == mine {

@@ -11,6 +11,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +20,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/dshaudit/dshaudit/attest"
@@ -80,13 +87,29 @@ func Setup(t testing.TB) *Env {
 	return env
 }
 
-func setup(img string) (*Env, error) {
-	eng, err := engine.Detect(context.Background(), "podman")
-	if err != nil {
-		return nil, fmt.Errorf("end-to-end tests need podman (scripts/setup.sh installs it): %w", err)
+// EngineName is the engine the end-to-end tests run on:
+// $DSHAUDIT_E2E_ENGINE (podman or docker), podman by default.
+// scripts/test.sh runs the engine, runner and replay tests on both.
+func EngineName() string {
+	if e := os.Getenv("DSHAUDIT_E2E_ENGINE"); e != "" {
+		return e
 	}
-	if _, err := eng.EnsureImage(context.Background(), img, engine.FromStore()); err != nil {
-		return nil, fmt.Errorf("sandbox image %s not in podman (run scripts/setup.sh): %w", img, err)
+	return "podman"
+}
+
+func setup(img string) (*Env, error) {
+	ctx := context.Background()
+	eng, err := engine.Detect(ctx, EngineName())
+	if err != nil {
+		return nil, fmt.Errorf("end-to-end tests need %s (podman: scripts/setup.sh; docker: scripts/setup-docker.sh start): %w", EngineName(), err)
+	}
+	if eng.Name() == "docker" {
+		if img, err = dockerSandbox(ctx, eng, img); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := eng.EnsureImage(ctx, img, engine.FromStore()); err != nil {
+		return nil, fmt.Errorf("sandbox image %s not in %s (run scripts/setup.sh): %w", img, eng.Name(), err)
 	}
 	priv, pub, err := attest.GenerateKey(attest.Ed25519)
 	if err != nil {
@@ -183,4 +206,61 @@ func CounterFixture(t testing.TB, dir, addr string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// dockerSandbox gives docker the sandbox image the way a docker user gets
+// a published one: pulled by digest from a registry (go-containerregistry's,
+// on loopback, serving the OCI layout image build left in the cache), so
+// docker records the manifest digest and store lookups work as with
+// podman. The registry stays up for the test binary's life. It returns
+// the reference under the registry's name, with the same digest.
+func dockerSandbox(ctx context.Context, eng engine.Engine, img string) (string, error) {
+	p, err := engine.ParsePinned(img)
+	if err != nil {
+		return "", err
+	}
+	lay, err := CachedLayout(p.Digest)
+	if err != nil {
+		return "", err
+	}
+	lp, err := layout.FromPath(lay)
+	if err != nil {
+		return "", err
+	}
+	im, err := lp.Image(p.Digest)
+	if err != nil {
+		return "", err
+	}
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	host := strings.TrimPrefix(srv.URL, "http://")
+	tag := p.Tag
+	if tag == "" {
+		tag = "sandbox"
+	}
+	repo := host + "/dsh-sandbox"
+	ref, err := name.ParseReference(repo+":"+tag, name.Insecure)
+	if err != nil {
+		return "", err
+	}
+	if err := remote.Write(ref, im, remote.WithContext(ctx)); err != nil {
+		return "", fmt.Errorf("push the sandbox image to the loopback registry: %w", err)
+	}
+	pinned := repo + ":" + tag + "@" + p.Digest.String()
+	if _, err := eng.EnsureImage(ctx, pinned, engine.FromRegistry(true)); err != nil {
+		return "", fmt.Errorf("docker pull of the sandbox image: %w", err)
+	}
+	return pinned, nil
+}
+
+// CachedLayout returns the OCI layout in the image cache (images/<key>/,
+// written by dshaudit image build) that holds the manifest digest d.
+func CachedLayout(d v1.Hash) (string, error) {
+	dirs, _ := filepath.Glob(filepath.Join(CacheDir(), "images", "*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "index.json"))
+		if err == nil && bytes.Contains(b, []byte(d.String())) {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("no OCI layout of %s under %s (run scripts/setup.sh)", d, filepath.Join(CacheDir(), "images"))
 }
