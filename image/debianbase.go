@@ -293,17 +293,11 @@ func (b *DebianBase) download(ctx context.Context, client *http.Client, d Locked
 
 // checkDeb re-hashes a cached .deb.
 func checkDeb(p string, d LockedDeb) error {
-	f, err := os.Open(p)
+	got, n, err := fileSHA256(p)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return err
-	}
-	if hex.EncodeToString(h.Sum(nil)) != d.SHA256 || n != d.Size {
+	if got != d.SHA256 || n != d.Size {
 		return fmt.Errorf("%w: cached %s changed", ErrIntegrity, d.ID())
 	}
 	return nil

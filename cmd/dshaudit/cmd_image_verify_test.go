@@ -32,12 +32,7 @@ func TestImageVerifyCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	archive := filepath.Join(dir, "dsh-sandbox.oci.tar")
-	lay := filepath.Join(dir, "layout")
-	code, built, errs := timedCLI(t, "image build", "image", "build", "--cache-dir", e2etest.CacheDir(), "--oci-archive", archive, "--oci-layout", lay)
-	if code != ExitOK || strings.TrimSpace(built) != img {
-		t.Fatalf("image build: exit %d, built %q, want %s\n%s", code, built, img, errs)
-	}
+	archive, lay := publishSandbox(t, img, dir)
 	code, out, errs := timedCLI(t, "image verify (same)", "image", "verify", img, "--oci-archive", archive, "--cache-dir", e2etest.CacheDir(), "--cached")
 	if code != ExitOK || !strings.HasPrefix(out, "SAME "+pinned.Digest.String()) {
 		t.Fatalf("image verify of the built image: exit %d\n%s\n%s", code, out, errs)
@@ -103,6 +98,20 @@ func TestImageVerifyCLI(t *testing.T) {
 	if code, _, errs := runRunCLI(t, "image", "verify", other, "--oci-archive", archive); code != ExitUsage || !strings.Contains(errs, strings.Repeat("5", 64)) {
 		t.Errorf("archive without the pinned digest: exit %d\n%s", code, errs)
 	}
+}
+
+// publishSandbox writes the sandbox image img as an author publishes it,
+// an OCI archive and an OCI layout in dir, with `image build` from the
+// cache scripts/setup.sh filled (so the same digest as img).
+func publishSandbox(t *testing.T, img, dir string) (archive, lay string) {
+	t.Helper()
+	archive = filepath.Join(dir, "dsh-sandbox.oci.tar")
+	lay = filepath.Join(dir, "dsh-sandbox.oci")
+	code, built, errs := timedCLI(t, "image build", "image", "build", "--cache-dir", e2etest.CacheDir(), "--oci-archive", archive, "--oci-layout", lay)
+	if code != ExitOK || strings.TrimSpace(built) != img {
+		t.Fatalf("image build: exit %d, built %q; the sandbox image is %s (run scripts/setup.sh)\n%s", code, built, img, errs)
+	}
+	return archive, lay
 }
 
 func emptyOCI() v1.Image {

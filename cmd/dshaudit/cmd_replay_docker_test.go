@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/engine"
-	"github.com/dshaudit/dshaudit/internal/e2etest"
 	"github.com/dshaudit/dshaudit/runner"
 )
 
@@ -50,11 +49,7 @@ func TestDockerRunAndReplayFromArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	archive := filepath.Join(dir, "dsh-sandbox.oci.tar")
-	code, built, errs := timedCLI(t, "image build", "image", "build", "--cache-dir", e2etest.CacheDir(), "--oci-archive", archive)
-	if code != ExitOK || strings.TrimSpace(built) != img {
-		t.Fatalf("image build: exit %d, built %q, want %s\n%s", code, built, img, errs)
-	}
+	archive, _ := publishSandbox(t, img, dir)
 	ctx := context.Background()
 	loaded, err := d.EnsureImage(ctx, img, engine.FromOCIArchive(archive))
 	if err != nil {
@@ -70,7 +65,7 @@ func TestDockerRunAndReplayFromArchive(t *testing.T) {
 	t.Cleanup(removeDockerImage)
 
 	orig := filepath.Join(dir, "pass"+runner.BundleSuffix)
-	code, _, errs = timedCLI(t, "run --engine docker", "run", pass, "--engine", "docker", "--image", img, "--image-archive", archive,
+	code, _, errs := timedCLI(t, "run --engine docker", "run", pass, "--engine", "docker", "--image", img, "--image-archive", archive,
 		"--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
 	if code != ExitOK {
 		t.Fatalf("run --engine docker: exit %d, want %d (pass)\n%s", code, ExitOK, errs)
