@@ -107,7 +107,11 @@ func publishSandbox(t *testing.T, img, dir string) (archive, lay string) {
 	t.Helper()
 	archive = filepath.Join(dir, "dsh-sandbox.oci.tar")
 	lay = filepath.Join(dir, "dsh-sandbox.oci")
-	code, built, errs := timedCLI(t, "image build", "image", "build", "--cache-dir", e2etest.CacheDir(), "--oci-archive", archive, "--oci-layout", lay)
+	p, err := engine.ParsePinned(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, built, errs := timedCLI(t, "image build", "image", "build", "--cache-dir", e2etest.CacheDir(), "--name", p.Tagged(), "--oci-archive", archive, "--oci-layout", lay)
 	if code != ExitOK || strings.TrimSpace(built) != img {
 		t.Fatalf("image build: exit %d, built %q; the sandbox image is %s (run scripts/setup.sh)\n%s", code, built, img, errs)
 	}
