@@ -103,7 +103,16 @@ func (b *DebianBase) Build(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	repo := filepath.Join(b.Work, "repo")
+	// The repository is mounted inside the chroot at its host path, and
+	// mmdebstrap leaves that mountpoint's directories behind. Under /tmp
+	// they fall in a directory the base keeps empty (rootfsKeepDirOnly),
+	// so the scratch path never reaches a layer. Literal /tmp, not
+	// $TMPDIR: the path inside the chroot must not depend on the builder.
+	repo, err := os.MkdirTemp("/tmp", "dshaudit-debian-repo-")
+	if err != nil {
+		return "", err
+	}
+	defer RemoveTree(repo)
 	if err := writeLocalRepo(ctx, repo, b.Lock, debs); err != nil {
 		return "", fmt.Errorf("local repository: %w", err)
 	}
