@@ -197,9 +197,8 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	lc := layerCache{}
 	npm := &NPM{Registry: o.Registry, Client: o.Client}
 	if o.CacheDir != "" {
-		if !o.NoCache {
-			lc.dir = filepath.Join(o.CacheDir, "layers")
-		}
+		// --no-cache rebuilds every layer and stores the fresh ones.
+		lc.dir, lc.writeOnly = filepath.Join(o.CacheDir, "layers"), o.NoCache
 		npm.CacheDir = filepath.Join(o.CacheDir, "npm")
 	}
 
