@@ -65,10 +65,10 @@ func TestDockerRunAndReplayFromArchive(t *testing.T) {
 	t.Cleanup(removeDockerImage)
 
 	orig := filepath.Join(dir, "pass"+runner.BundleSuffix)
-	code, _, errs := timedCLI(t, "run --engine docker", "run", pass, "--engine", "docker", "--image", img, "--image-archive", archive,
+	code, runOut, errs := timedCLI(t, "run --engine docker", "run", pass, "--engine", "docker", "--image", img, "--image-archive", archive,
 		"--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
 	if code != ExitOK {
-		t.Fatalf("run --engine docker: exit %d, want %d (pass)\n%s", code, ExitOK, errs)
+		t.Fatalf("run --engine docker: exit %d, want %d (pass)\nstdout %s\nstderr %s", code, ExitOK, runOut, errs)
 	}
 	code, vout, verrs := runRunCLI(t, "verify", orig, "--key", pub)
 	if code != 0 || !strings.Contains(vout, "claimed pass, re-derived pass") {
