@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -102,19 +101,7 @@ func (r *recordingEngine) ran() []string {
 // assertNoContainers checks that none of the named containers exists.
 func assertNoContainers(t *testing.T, names []string) {
 	t.Helper()
-	out, err := exec.Command(e2etest.EngineName(), "ps", "-a", "--format", "{{.Names}}").Output()
-	if err != nil {
-		t.Fatalf("%s ps -a: %v", e2etest.EngineName(), err)
-	}
-	live := map[string]bool{}
-	for _, n := range strings.Fields(string(out)) {
-		live[n] = true
-	}
-	for _, n := range names {
-		if live[n] {
-			t.Errorf("container %s was left behind", n)
-		}
-	}
+	e2etest.AssertNoContainers(t, names)
 }
 
 // fixtureVerdicts reads the dir → verdict table of testdata/plugins/README.md.

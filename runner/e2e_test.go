@@ -172,19 +172,7 @@ func assertNoContainers(t *testing.T, names []string) {
 	if len(names) == 0 {
 		t.Error("no container name was recorded")
 	}
-	out, err := exec.Command(e2etest.EngineName(), "ps", "-a", "--format", "{{.Names}}").Output()
-	if err != nil {
-		t.Fatalf("%s ps -a: %v", e2etest.EngineName(), err)
-	}
-	live := map[string]bool{}
-	for _, n := range strings.Fields(string(out)) {
-		live[n] = true
-	}
-	for _, n := range names {
-		if live[n] {
-			t.Errorf("container %s was left behind", n)
-		}
-	}
+	e2etest.AssertNoContainers(t, names)
 }
 
 // verdictTable reads "| key | … | verdict | …" rows of a markdown table

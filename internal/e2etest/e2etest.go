@@ -14,6 +14,7 @@ import (
 	"log"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -263,4 +264,23 @@ func CachedLayout(d v1.Hash) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no OCI layout of %s under %s (run scripts/setup.sh)", d, filepath.Join(CacheDir(), "images"))
+}
+
+// AssertNoContainers fails the test when the engine under test
+// (EngineName) still has a container of one of the names.
+func AssertNoContainers(t testing.TB, names []string) {
+	t.Helper()
+	out, err := exec.Command(EngineName(), "ps", "-a", "--format", "{{.Names}}").Output()
+	if err != nil {
+		t.Fatalf("%s ps -a: %v", EngineName(), err)
+	}
+	live := map[string]bool{}
+	for _, n := range strings.Fields(string(out)) {
+		live[n] = true
+	}
+	for _, n := range names {
+		if live[n] {
+			t.Errorf("container %s was left behind", n)
+		}
+	}
 }
