@@ -66,3 +66,25 @@ func TestCompareImagesNamesFile(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestLayerCacheWriteOnly: --no-cache stores the layers it rebuilt but
+// never reads one back; a later cached build finds them.
+func TestLayerCacheWriteOnly(t *testing.T) {
+	dir := t.TempDir()
+	tr := NewTree()
+	if err := tr.AddFile("a", 0o644, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	w := layerCache{dir: dir, writeOnly: true}
+	li, err := w.put("k", t.TempDir(), tr, struct{}{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.get("k", nil); ok {
+		t.Fatal("a write-only cache returned a layer")
+	}
+	got, ok := layerCache{dir: dir}.get("k", nil)
+	if !ok || got.Digest != li.Digest {
+		t.Fatalf("cached layer %+v %v, want %s", got, ok, li.Digest)
+	}
+}
