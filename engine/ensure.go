@@ -206,9 +206,6 @@ func (c *CLI) load(ctx context.Context, p PinnedRef, src Source) (Image, error) 
 	if src.Path == "" {
 		return Image{}, fmt.Errorf("%w: %v source without a path", ErrBadSpec, src.Kind)
 	}
-	if !c.podman {
-		return Image{}, fmt.Errorf("%w: loading an %v is implemented for podman only", ErrBadSpec, src.Kind)
-	}
 	dir := src.Path
 	if src.Kind == SourceOCIArchive {
 		tmp, err := os.MkdirTemp("", "dshaudit-oci-")
@@ -229,6 +226,9 @@ func (c *CLI) load(ctx context.Context, p PinnedRef, src Source) (Image, error) 
 			dm.Location = fmt.Sprintf("%v %q", src.Kind, src.Path)
 		}
 		return Image{}, err
+	}
+	if !c.podman {
+		return c.loadDocker(ctx, p, dir, lm, src)
 	}
 	if img, err := c.checkStore(ctx, p, &lm.Config); err == nil {
 		return img, c.tag(ctx, img, p)

@@ -198,3 +198,30 @@ func writeFile(target string, r io.Reader) error {
 	}
 	return out.Close()
 }
+
+// OpenOCI returns the image with manifest digest want from an OCI archive
+// or layout source, after the same checks EnsureImage makes before
+// loading (manifest and config hashed here). An archive is unpacked into
+// tmp, which must stay until the image has been read.
+func OpenOCI(src Source, want v1.Hash, tmp string) (v1.Image, error) {
+	dir := src.Path
+	switch src.Kind {
+	case SourceOCIArchive:
+		if err := extractArchive(src.Path, tmp); err != nil {
+			return nil, err
+		}
+		dir = tmp
+	case SourceOCILayout:
+	default:
+		return nil, fmt.Errorf("%w: %v is not an OCI archive or layout", ErrBadSpec, src.Kind)
+	}
+	lm, err := findManifest(dir, want)
+	if err != nil {
+		var dm *DigestMismatchError
+		if errors.As(err, &dm) {
+			dm.Location = fmt.Sprintf("%v %q", src.Kind, src.Path)
+		}
+		return nil, err
+	}
+	return layout.Path(dir).Image(lm.Digest)
+}

@@ -21,9 +21,11 @@ const ContainerPrefix = "dshaudit-"
 
 // Timing of the stop and cleanup machinery.
 const (
-	pollEvery   = 20 * time.Millisecond // pidfile poll for "running"
-	stopGrace   = 10 * time.Second      // client exit after kill
-	cleanupWait = 30 * time.Second      // budget of each cleanup command
+	pollEvery = 20 * time.Millisecond // pidfile poll for "running"
+	// dockerPollEvery paces `docker container inspect` for "running".
+	dockerPollEvery = 100 * time.Millisecond
+	stopGrace       = 10 * time.Second // client exit after kill
+	cleanupWait     = 30 * time.Second // budget of each cleanup command
 )
 
 // Run runs spec.Argv to completion or to spec.Timeout (DESIGN.md
@@ -212,17 +214,17 @@ func (c *CLI) run(ctx context.Context, spec RunSpec, window time.Duration) (res 
 		defer t.Stop()
 		timeoutc = t.C
 	}
+	// "Running" is seen through podman's pidfile, or for docker by asking
+	// the daemon for the container's host pid (same host, so the pid can
+	// be signalled like podman's).
 	var pollc <-chan time.Time
-	if pidfile != "" {
-		tk := time.NewTicker(pollEvery)
-		defer tk.Stop()
-		pollc = tk.C
-	} else if window > 0 {
-		// No way to see "running" (docker): the window starts now.
-		t := time.NewTimer(window)
-		defer t.Stop()
-		windowc = t.C
+	every := pollEvery
+	if pidfile == "" {
+		every = dockerPollEvery
 	}
+	tk := time.NewTicker(every)
+	defer tk.Stop()
+	pollc = tk.C
 	pid := 0
 	var waitErr error
 	var stopReason error
@@ -233,7 +235,7 @@ loop:
 		case waitErr = <-waitc:
 			break loop
 		case <-pollc:
-			if p := readPid(pidfile); p > 0 {
+			if p := c.runningPid(name, pidfile); p > 0 {
 				pid = p
 				res.Running = time.Now()
 				pollc = nil
@@ -284,6 +286,25 @@ loop:
 		return res, fmt.Errorf("%w: %s client: %v", ErrEngine, c.name, waitErr)
 	}
 	return res, nil
+}
+
+// runningPid returns the container's main process id on the host once the
+// engine reports it running, else 0.
+func (c *CLI) runningPid(name, pidfile string) int {
+	if pidfile != "" {
+		return readPid(pidfile)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := c.output(ctx, "container", "inspect", "--format", "{{.State.Pid}}", name)
+	if err != nil {
+		return 0
+	}
+	p, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || p <= 0 {
+		return 0
+	}
+	return p
 }
 
 func readPid(path string) int {

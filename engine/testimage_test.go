@@ -184,7 +184,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	loadedMu.Lock()
 	for id := range loadedIDs {
-		_ = exec.Command("podman", "rmi", "--force", id).Run()
+		_ = exec.Command(testEngineName(), "rmi", "--force", id).Run()
 	}
 	loadedMu.Unlock()
 	os.RemoveAll(tmpRoot)
@@ -197,15 +197,25 @@ func noteLoaded(id string) {
 	loadedMu.Unlock()
 }
 
-// testEngine returns real podman or fails the test loudly.
+// testEngineName is the engine under test: $DSHAUDIT_TEST_ENGINE
+// (podman or docker), podman by default. scripts/test.sh runs the engine
+// tests once per engine.
+func testEngineName() string {
+	if e := os.Getenv("DSHAUDIT_TEST_ENGINE"); e != "" {
+		return e
+	}
+	return "podman"
+}
+
+// testEngine returns the real engine under test or fails the test loudly.
 func testEngine(t testing.TB) *CLI {
 	t.Helper()
 	e2etest.Require(t, "podman")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	e, err := Detect(ctx, "podman")
+	e, err := Detect(ctx, testEngineName())
 	if err != nil {
-		t.Fatalf("the engine tests need real podman with runc (apt-get install -y podman runc): %v", err)
+		t.Fatalf("the engine tests need real %s (podman: apt-get install -y podman runc; docker: scripts/setup-docker.sh start): %v", testEngineName(), err)
 	}
 	return e
 }
@@ -250,9 +260,9 @@ func base(t testing.TB) *fixture {
 // containersNamed lists containers (any state) with exactly this name.
 func containersNamed(t testing.TB, name string) string {
 	t.Helper()
-	out, err := exec.Command("podman", "ps", "--all", "--filter", "name=^"+name+"$", "--format", "{{.Names}}").CombinedOutput()
+	out, err := exec.Command(testEngineName(), "ps", "--all", "--filter", "name=^"+name+"$", "--format", "{{.Names}}").CombinedOutput()
 	if err != nil {
-		t.Fatalf("podman ps: %v: %s", err, out)
+		t.Fatalf("%s ps: %v: %s", testEngineName(), err, out)
 	}
 	return strings.TrimSpace(string(out))
 }

@@ -27,7 +27,7 @@ import (
 // BuilderVersion names the layer format and normalisation rules. It is
 // part of every cache key and recorded in the image; change it whenever a
 // change here would change a layer's bytes.
-const BuilderVersion = "dshaudit-image/1"
+const BuilderVersion = "dshaudit-image/2"
 
 // Default inputs. dsh 0.1.0-rc.8 is the newest release that installs and
 // boots here; the DSHIO baseline 0.2.2-rc.1 is not published in the
@@ -54,12 +54,16 @@ const (
 
 // Options are the inputs of one build.
 type Options struct {
-	// Rootfs is the base root filesystem: a directory or a tarball. Empty
-	// means the cached debootstrap of DefaultSuite, made on first use.
-	Rootfs      string
-	NodeVersion string
-	PNPMVersion string
-	DshVersion  string
+	// Rootfs is a base root filesystem given as a directory or a tarball.
+	// Empty means the Debian base made by mmdebstrap from Lock.
+	Rootfs string
+	// Lock pins the Debian base (nil: the built-in DefaultLock).
+	Lock *Lock
+	// DebianMirror overrides the lock's mirror for .deb downloads.
+	DebianMirror string
+	NodeVersion  string
+	PNPMVersion  string
+	DshVersion   string
 	// ResolutionCutoff, when set, pins the time-based cutoff pnpm must
 	// derive; a different one stops the build.
 	ResolutionCutoff time.Time
@@ -104,11 +108,6 @@ func DefaultCacheDir() string {
 	return filepath.Join(os.TempDir(), "dshaudit-cache")
 }
 
-// DefaultRootfsDir is where the default base root filesystem is cached.
-func DefaultRootfsDir(cacheDir string) string {
-	return filepath.Join(cacheDir, "rootfs", "debian-"+DefaultSuite+"-minbase")
-}
-
 // Package records one npm input.
 type Package struct {
 	Package     string    `json:"package"`
@@ -121,13 +120,25 @@ type Package struct {
 // Inputs is the record of everything a build was made from; it is written
 // into the image at ImageInputsFile and holds only content-derived values.
 type Inputs struct {
-	Builder    string     `json:"builder"`
-	Registry   string     `json:"registry"`
-	Rootfs     RootfsRec  `json:"baseRootfs"`
+	Builder  string    `json:"builder"`
+	Registry string    `json:"registry"`
+	Rootfs   RootfsRec `json:"baseRootfs"`
+	// Debian is the lock the base was made from (absent for --rootfs).
+	Debian     *DebianRec `json:"debian,omitempty"`
 	Node       Package    `json:"node"`
 	PNPM       Package    `json:"pnpm"`
 	Dsh        Package    `json:"dsh"`
 	Resolution Resolution `json:"resolution"`
+}
+
+// DebianRec records the Debian lock of the base: its digest, the whole
+// lock (so the image alone is enough to rebuild it) and the dpkg path
+// filters applied.
+type DebianRec struct {
+	LockDigest   string   `json:"lockDigest"`
+	Lock         Lock     `json:"lock"`
+	PathFilters  []string `json:"dpkgPathFilters"`
+	Bootstrapper string   `json:"bootstrapper"`
 }
 
 // RootfsRec identifies the base root filesystem by the diffID of the layer
@@ -176,7 +187,7 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	var bg sync.WaitGroup // removal of staged trees runs beside assembly
-	defer func() { bg.Wait(); os.RemoveAll(work) }()
+	defer func() { bg.Wait(); RemoveTree(work) }()
 	pnpmShared := func(name string) string {
 		if o.CacheDir == "" {
 			return ""
@@ -193,9 +204,8 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	}
 	npm := &NPM{Registry: o.Registry, Client: client}
 	if o.CacheDir != "" {
-		if !o.NoCache {
-			lc.dir = filepath.Join(o.CacheDir, "layers")
-		}
+		// --no-cache rebuilds every layer and stores the fresh ones.
+		lc.dir, lc.writeOnly = filepath.Join(o.CacheDir, "layers"), o.NoCache
 		npm.CacheDir = filepath.Join(o.CacheDir, "npm")
 	}
 
@@ -215,29 +225,11 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	stamp(o.Log, start, "inputs: %s@%s %s, %s@%s %s, %s@%s published %s", NodePackage, o.NodeVersion, short(nodeV.Integrity), PNPMPackage, o.PNPMVersion, short(pnpmV.Integrity), DshPackage, o.DshVersion, dshV.PublishedAt.Format(time.RFC3339))
 
 	// 2. The base root filesystem, identified by its layer diffID.
-	rootfs := o.Rootfs
-	if rootfs == "" {
-		if o.CacheDir == "" {
-			return nil, fmt.Errorf("%w: no --rootfs and no cache dir to hold the default debootstrap", ErrBadInput)
-		}
-		rootfs = DefaultRootfsDir(o.CacheDir)
-		if _, err := os.Stat(rootfs); os.IsNotExist(err) {
-			if err := Debootstrap(ctx, rootfs, DefaultSuite, DefaultMirror, o.Log); err != nil {
-				return nil, err
-			}
-		}
-	}
-	rootTree := NewTree()
-	cleanup, err := rootTree.AddRootfs(rootfs, work)
-	defer cleanup()
+	rootLayer, debRec, rootCached, err := buildBase(ctx, o, work, lc, start)
 	if err != nil {
 		return nil, err
 	}
-	rootDiff, _, err := TreeDiffID(rootTree)
-	if err != nil {
-		return nil, fmt.Errorf("base rootfs %q: %w", rootfs, err)
-	}
-	stamp(o.Log, start, "base rootfs %s: %d entries, layer diffID %s", rootfs, rootTree.Len(), rootDiff)
+	rootDiff := rootLayer.DiffID
 
 	cutoff := ""
 	if !o.ResolutionCutoff.IsZero() {
@@ -258,22 +250,15 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	in := Inputs{
 		Builder:  BuilderVersion,
 		Registry: o.Registry,
-		Rootfs:   RootfsRec{LayerDiffID: rootDiff.String(), Rules: "dev, proc, sys emptied; var/log files and var/cache/ldconfig/aux-cache dropped; numeric owners kept"},
+		Rootfs:   RootfsRec{LayerDiffID: rootDiff.String(), Rules: RootfsRules},
+		Debian:   debRec,
 		Node:     Package{Package: NodePackage, Version: o.NodeVersion, Integrity: nodeV.Integrity, PublishedAt: nodeV.PublishedAt},
 		PNPM:     Package{Package: PNPMPackage, Version: o.PNPMVersion, Integrity: pnpmV.Integrity, PublishedAt: pnpmV.PublishedAt},
 		Dsh:      Package{Package: DshPackage, Version: o.DshVersion, Integrity: dshV.Integrity, PublishedAt: dshV.PublishedAt},
 	}
 
 	// 3. Layer 1: the base root filesystem.
-	rootKey := keyOf(BuilderVersion, "rootfs", rootDiff.String())
-	rootLayer, ok := lc.get(rootKey, nil)
-	if !ok {
-		rootLayer, err = lc.put(rootKey, work, rootTree, struct{}{})
-		if err != nil {
-			return nil, fmt.Errorf("write base rootfs layer: %w", err)
-		}
-	}
-	stamp(o.Log, start, "layer rootfs %s (%s, cached=%v)", rootLayer.Digest, mib(rootLayer.Size), ok)
+	stamp(o.Log, start, "layer rootfs %s (%s, cached=%v)", rootLayer.Digest, mib(rootLayer.Size), rootCached)
 
 	// 4. Layer 2: Node and pnpm, from their npm tarballs.
 	stage := filepath.Join(work, "stage")

@@ -47,18 +47,27 @@ func (r readCloser) Close() error { return r.close() }
 // verify re-hashes the compressed file: a cached layer must still be the
 // bytes its record names.
 func (l fileLayer) verify() error {
-	f, err := os.Open(l.li.Path)
+	got, n, err := fileSHA256(l.li.Path)
 	if err != nil {
 		return err
+	}
+	if got != l.li.Digest.Hex || n != l.li.Size {
+		return fmt.Errorf("layer %q changed on disk (sha256:%s, %d bytes; recorded %s, %d bytes): %w", l.li.Path, got, n, l.li.Digest, l.li.Size, ErrBadInput)
+	}
+	return nil
+}
+
+// fileSHA256 returns the hex sha256 and the size of a file.
+func fileSHA256(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
 	}
 	defer f.Close()
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	if err != nil {
-		return err
+		return "", 0, err
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != l.li.Digest.Hex || n != l.li.Size {
-		return fmt.Errorf("layer %q changed on disk (sha256:%s, %d bytes; recorded %s, %d bytes): %w", l.li.Path, got, n, l.li.Digest, l.li.Size, ErrBadInput)
-	}
-	return nil
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

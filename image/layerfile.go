@@ -97,8 +97,12 @@ func (li LayerInfo) Layer() (v1.Layer, error) {
 	return l, nil
 }
 
-// layerCache stores layer files by a key derived from their inputs.
-type layerCache struct{ dir string }
+// layerCache stores layer files by a key derived from their inputs;
+// writeOnly (--no-cache) stores but never reuses them.
+type layerCache struct {
+	dir       string
+	writeOnly bool
+}
 
 func (c layerCache) paths(key string) (blob, meta string) {
 	return filepath.Join(c.dir, key+".tar.gz"), filepath.Join(c.dir, key+".json")
@@ -106,7 +110,7 @@ func (c layerCache) paths(key string) (blob, meta string) {
 
 // get returns a cached layer and its side record (decoded into extra).
 func (c layerCache) get(key string, extra any) (LayerInfo, bool) {
-	if c.dir == "" {
+	if c.dir == "" || c.writeOnly {
 		return LayerInfo{}, false
 	}
 	blob, meta := c.paths(key)

@@ -3,46 +3,66 @@ package image
 import (
 	"context"
 	"fmt"
-	"github.com/dshaudit/dshaudit/internal/hosttool"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // DESIGN.md "Sandbox image", base root filesystem.
 
-// Debootstrap defaults: the base root filesystem is Debian bookworm,
-// minbase variant, from the Debian mirror.
+// Defaults of the Debian base (the lock records its own suite and mirror).
 const (
 	DefaultSuite  = "bookworm"
 	DefaultMirror = "http://deb.debian.org/debian"
 )
 
+// RootfsRules says in the image record what rootfsExclude and
+// rootfsKeepDirOnly drop.
+const RootfsRules = "dev, proc, sys, run, tmp emptied; etc/resolv.conf, etc/hostname, etc/hosts, etc/machine-id, var/lib/dbus/machine-id, etc/apt/sources.list dropped; var/lib/apt/lists, var/cache/apt, var/cache/debconf *-old, var/lib/dpkg *-old dropped; var/log files and var/cache/ldconfig/aux-cache dropped; numeric owners kept"
+
+// builderFiles are files of a root filesystem that describe the machine
+// that made it, not the packages: the engine supplies resolv.conf, hosts
+// and hostname at run time; machine-id is per machine; sources.list names
+// the mirror the builder used (for the locked build, a local directory).
+var builderFiles = map[string]bool{
+	"etc/resolv.conf":              true,
+	"etc/hostname":                 true,
+	"etc/hosts":                    true,
+	"etc/machine-id":               true,
+	"var/lib/dbus/machine-id":      true,
+	"etc/apt/sources.list":         true,
+	"var/cache/ldconfig/aux-cache": true,
+}
+
+// builderDirs are directories whose contents depend on the day or the
+// builder (apt's mirror index and download cache, logs); the directory
+// itself stays.
+var builderDirs = []string{"var/lib/apt/lists/", "var/cache/apt/", "var/log/"}
+
 // rootfsExclude drops what a root filesystem must not carry into the
-// image, and what debootstrap writes differently on every run (measured by
-// diffing two debootstraps of the same day: only these differ):
-//   - var/log/* files: timestamps of the install (dpkg.log, bootstrap.log,
-//     alternatives.log, apt logs);
-//   - var/cache/ldconfig/aux-cache: ldconfig's cache of file times, rebuilt
-//     on demand.
-//
-// dev, proc and sys keep their directory but not their contents: the
-// runtime mounts them.
+// image: builderFiles, the contents of builderDirs, and the "-old" backups
+// dpkg and debconf keep of their own databases.
 func rootfsExclude(p string, mode fs.FileMode) bool {
-	if p == "var/cache/ldconfig/aux-cache" {
+	if builderFiles[p] {
 		return true
 	}
-	if strings.HasPrefix(p, "var/log/") && !mode.IsDir() {
+	for _, d := range builderDirs {
+		if strings.HasPrefix(p, d) && len(p) > len(d) {
+			return true
+		}
+	}
+	if (strings.HasPrefix(p, "var/cache/debconf/") || strings.HasPrefix(p, "var/lib/dpkg/")) && strings.HasSuffix(p, "-old") {
 		return true
 	}
 	return false
 }
 
 func rootfsKeepDirOnly(p string) bool {
-	return p == "dev" || p == "proc" || p == "sys"
+	return p == "dev" || p == "proc" || p == "sys" || p == "run" || p == "tmp"
 }
 
 // RootfsOptions is how a base root filesystem is read into a layer.
@@ -81,29 +101,96 @@ func (t *Tree) AddRootfs(src, spoolDir string) (cleanup func(), err error) {
 	return cleanup, nil
 }
 
-// Debootstrap creates a Debian minbase root filesystem at dir (which must
-// not exist) with debootstrap, writing into dir+".partial" first so an
-// interrupted run leaves no half-made root filesystem behind.
-func Debootstrap(ctx context.Context, dir, suite, mirror string, log io.Writer) error {
-	if _, err := os.Stat(dir); err == nil {
-		return fmt.Errorf("debootstrap target %q already exists: %w", dir, ErrBadInput)
+// buildBase returns the base root filesystem layer: from o.Rootfs when
+// given, else made by mmdebstrap from the Debian lock. The layer cache key
+// is the rootfs diffID or the lock digest.
+func buildBase(ctx context.Context, o Options, work string, lc layerCache, start time.Time) (LayerInfo, *DebianRec, bool, error) {
+	if o.Rootfs != "" {
+		t := NewTree()
+		cleanup, err := t.AddRootfs(o.Rootfs, work)
+		defer cleanup()
+		if err != nil {
+			return LayerInfo{}, nil, false, err
+		}
+		diff, _, err := TreeDiffID(t)
+		if err != nil {
+			return LayerInfo{}, nil, false, fmt.Errorf("base rootfs %q: %w", o.Rootfs, err)
+		}
+		stamp(o.Log, start, "base rootfs %s: %d entries, layer diffID %s", o.Rootfs, t.Len(), diff)
+		key := keyOf(BuilderVersion, "rootfs", diff.String())
+		if li, ok := lc.get(key, nil); ok {
+			return li, nil, true, nil
+		}
+		li, err := lc.put(key, work, t, struct{}{})
+		if err != nil {
+			return LayerInfo{}, nil, false, fmt.Errorf("write base rootfs layer: %w", err)
+		}
+		return li, nil, false, nil
 	}
-	bin, err := hosttool.Look("debootstrap", "apt-get install -y debootstrap, or run scripts/setup.sh")
+	lock := o.Lock
+	if lock == nil {
+		var err error
+		if lock, err = DefaultLock(); err != nil {
+			return LayerInfo{}, nil, false, err
+		}
+	}
+	digest, err := lock.Digest()
 	if err != nil {
-		return err
+		return LayerInfo{}, nil, false, err
 	}
-	partial := dir + ".partial"
-	if err := os.RemoveAll(partial); err != nil {
-		return err
+	rec := &DebianRec{LockDigest: digest, Lock: *lock, PathFilters: dpkgPathExcludes, Bootstrapper: mmdebstrapCommand}
+	key := keyOf(BuilderVersion, "debian-rootfs", digest, strings.Join(dpkgPathExcludes, "\n"))
+	if li, ok := lc.get(key, nil); ok {
+		return li, rec, true, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
+	debCache := ""
+	if o.CacheDir != "" {
+		debCache = filepath.Join(o.CacheDir, "debs")
 	}
-	fmt.Fprintf(log, "image: debootstrap --variant=minbase %s %s %s\n", suite, partial, mirror)
-	cmd := exec.CommandContext(ctx, bin, "--variant=minbase", suite, partial, mirror)
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("debootstrap %s: %w", suite, err)
+	bwork := filepath.Join(work, "debian")
+	defer RemoveTree(bwork)
+	db := &DebianBase{Lock: lock, Mirror: o.DebianMirror, DebCache: debCache, Work: bwork, Log: o.Log, Client: o.Client}
+	dir, err := db.Build(ctx)
+	if err != nil {
+		return LayerInfo{}, nil, false, err
 	}
-	return os.Rename(partial, dir)
+	t := NewTree()
+	if err := t.AddDir(dir, "", RootfsOptions); err != nil {
+		return LayerInfo{}, nil, false, err
+	}
+	stamp(o.Log, start, "debian base from lock %s: %d packages, %d entries", digest, len(lock.Packages), t.Len())
+	li, err := lc.put(key, work, t, struct{}{})
+	if err != nil {
+		return LayerInfo{}, nil, false, fmt.Errorf("write base rootfs layer: %w", err)
+	}
+	return li, rec, false, nil
+}
+
+// RemoveTree removes dir after lazily unmounting anything still mounted
+// below it (an interrupted mmdebstrap can leave /dev, /proc or a bind
+// mount of the local repository behind; removing through them would reach
+// the host).
+func RemoveTree(dir string) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return
+	}
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return // cannot tell what is mounted: leave the directory
+	}
+	var under []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && (f[4] == abs || strings.HasPrefix(f[4], abs+"/")) {
+			under = append(under, f[4])
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(under)))
+	for _, m := range under {
+		if err := syscall.Unmount(m, syscall.MNT_DETACH); err != nil {
+			return // still mounted: leave the directory
+		}
+	}
+	os.RemoveAll(abs)
 }

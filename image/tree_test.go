@@ -268,7 +268,10 @@ func TestTarInputMatchesDir(t *testing.T) {
 
 func TestRootfsRules(t *testing.T) {
 	d := t.TempDir()
-	for _, p := range []string{"usr/bin/sh", "var/log/dpkg.log", "var/log/apt/history.log", "var/cache/ldconfig/aux-cache", "dev/null-ish", "proc/1/x", "etc/passwd"} {
+	for _, p := range []string{"usr/bin/sh", "var/log/dpkg.log", "var/log/apt/history.log", "var/cache/ldconfig/aux-cache", "dev/null-ish", "proc/1/x", "etc/passwd",
+		"etc/resolv.conf", "etc/hostname", "etc/hosts", "etc/machine-id", "var/lib/dbus/machine-id", "etc/apt/sources.list", "etc/apt/apt.conf.d/99x",
+		"var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_InRelease", "var/cache/apt/pkgcache.bin", "var/lib/dpkg/status-old", "var/lib/dpkg/status",
+		"var/cache/debconf/config.dat-old", "var/cache/debconf/config.dat", "tmp/x", "run/lock/y"} {
 		must(t, os.MkdirAll(filepath.Join(d, filepath.Dir(p)), 0o755))
 		must(t, os.WriteFile(filepath.Join(d, p), []byte(p), 0o644))
 	}
@@ -278,12 +281,16 @@ func TestRootfsRules(t *testing.T) {
 	defer cleanup()
 	must(t, err)
 	got := strings.Join(tr.Paths(), " ")
-	for _, keep := range []string{"usr/bin/sh", "etc/passwd", "var/log", "var/log/apt", "dev", "proc", "sys", "var/cache/ldconfig"} {
+	for _, keep := range []string{"usr/bin/sh", "etc/passwd", "var/log", "dev", "proc", "sys", "var/cache/ldconfig",
+		"etc/apt/apt.conf.d/99x", "var/lib/apt/lists", "var/cache/apt", "var/lib/dpkg/status", "var/cache/debconf/config.dat", "tmp", "run"} {
 		if indexOf(tr.Paths(), keep) < 0 {
 			t.Errorf("dropped %q: %s", keep, got)
 		}
 	}
-	for _, drop := range []string{"var/log/dpkg.log", "var/log/apt/history.log", "var/cache/ldconfig/aux-cache", "dev/null-ish", "proc/1", "proc/1/x"} {
+	for _, drop := range []string{"var/log/dpkg.log", "var/log/apt", "var/log/apt/history.log", "var/cache/ldconfig/aux-cache", "dev/null-ish", "proc/1", "proc/1/x",
+		"etc/resolv.conf", "etc/hostname", "etc/hosts", "etc/machine-id", "var/lib/dbus/machine-id", "etc/apt/sources.list",
+		"var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_InRelease", "var/cache/apt/pkgcache.bin", "var/lib/dpkg/status-old",
+		"var/cache/debconf/config.dat-old", "tmp/x", "run/lock"} {
 		if indexOf(tr.Paths(), drop) >= 0 {
 			t.Errorf("kept %q: %s", drop, got)
 		}

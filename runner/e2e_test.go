@@ -346,11 +346,15 @@ func TestE2EInterrupt(t *testing.T) {
 	}
 	assertRanAndRemoved(t, rec.names)
 	// Every container this test's runs created had the engine's prefix.
-	out2, _ := exec.Command("podman", "ps", "-a", "--filter", "name=^"+engine.ContainerPrefix, "--format", "{{json .Names}}").Output()
+	out2, _ := exec.Command(e2etest.EngineName(), "ps", "-a", "--filter", "name=^"+engine.ContainerPrefix, "--format", "{{json .Names}}").Output()
 	var left []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out2)), "\n") {
 		var ns []string
-		if json.Unmarshal([]byte(l), &ns) == nil {
+		var one string
+		if json.Unmarshal([]byte(l), &one) == nil { // docker: one name as a string
+			ns = []string{one}
+		}
+		if json.Unmarshal([]byte(l), &ns) == nil || one != "" {
 			for _, n := range ns {
 				for _, mine := range rec.names {
 					if n == mine {

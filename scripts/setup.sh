@@ -1,9 +1,10 @@
 #!/bin/sh
 # setup.sh — make a fresh Debian bookworm machine (as root) ready for
-# dshaudit: install podman, runc, debootstrap, busybox-static, zstd,
-# ca-certificates and npm (packs local plugin directories) if missing, make podman use runc, create the Debian
-# bookworm minbase root filesystem once, build the default dsh sandbox image
-# (cached by its input digests) and load it into podman.
+# dshaudit: install podman, runc, mmdebstrap, busybox-static, zstd,
+# ca-certificates and npm (packs local plugin directories) if missing, make
+# podman use runc, build the default dsh sandbox image (its Debian base by
+# mmdebstrap from the committed package lock image/debian-bookworm.lock.json;
+# cached by its input digests) and load it into podman.
 #
 # Idempotent: a second run changes nothing and only re-prints the image
 # reference. Every step says what it does on stderr.
@@ -19,11 +20,10 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 REPO=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 CACHE=${DSHAUDIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dshaudit}
-ROOTFS=$CACHE/rootfs/debian-bookworm-minbase
 REF_FILE=$CACHE/sandbox-image.ref
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+MIRROR=${DEBIAN_MIRROR:-}
 
-[ "$(id -u)" = 0 ] || die "run as root (podman is used rootful, debootstrap needs root)"
+[ "$(id -u)" = 0 ] || die "run as root (podman is used rootful, mmdebstrap --mode=root needs root)"
 if [ -r /etc/os-release ]; then
 	. /etc/os-release
 	[ "${ID:-}" = debian ] || say "warning: this script is written for Debian bookworm, found ${PRETTY_NAME:-unknown}"
@@ -32,7 +32,7 @@ fi
 # 1. Packages. apt-get update runs at most once, and only when something
 #    is missing.
 missing=""
-for pkg in podman runc debootstrap busybox-static zstd ca-certificates; do
+for pkg in podman runc mmdebstrap busybox-static zstd ca-certificates; do
 	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
 		missing="$missing $pkg"
 	fi
@@ -49,7 +49,7 @@ if [ -n "$missing" ]; then
 	say "apt-get install -y$missing"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >&2
 else
-	say "packages present: podman runc debootstrap busybox-static zstd ca-certificates npm"
+	say "packages present: podman runc mmdebstrap busybox-static zstd ca-certificates npm"
 fi
 
 command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || die "Go is not installed (need Go 1.26.x; see go.mod)"
@@ -67,23 +67,16 @@ else
 	say "$CONF present"
 fi
 
-# 3. The base root filesystem, made once. Its identity is the diffID of the
-#    normalised layer dshaudit writes from it (recorded in the image).
-if [ ! -d "$ROOTFS" ]; then
-	say "debootstrap --variant=minbase bookworm $ROOTFS.partial $MIRROR (about a minute)"
-	rm -rf "$ROOTFS.partial"
-	mkdir -p "$(dirname "$ROOTFS")"
-	debootstrap --variant=minbase bookworm "$ROOTFS.partial" "$MIRROR" >&2
-	mv "$ROOTFS.partial" "$ROOTFS"
-else
-	say "base rootfs present: $ROOTFS"
-fi
-
-# 4. The default sandbox image, cached by its input digests, loaded into
-#    podman (skipped when podman already holds that digest).
+# 3. The default sandbox image, cached by its input digests, loaded into
+#    podman (skipped when podman already holds that digest). The Debian
+#    base is made by mmdebstrap from exactly the locked .debs, each checked
+#    by sha256 (about 1.5 minutes the first time); DEBIAN_MIRROR, when set,
+#    is where the .debs are downloaded from.
 say "building the default sandbox image (cached after the first run)"
 cd "$REPO"
-ref=$(go run ./cmd/dshaudit image build --rootfs "$ROOTFS" --cache-dir "$CACHE" --load)
+set -- --cache-dir "$CACHE" --load
+[ -n "$MIRROR" ] && set -- "$@" --debian-mirror "$MIRROR"
+ref=$(go run ./cmd/dshaudit image build "$@")
 [ -n "$ref" ] || die "image build printed no reference"
 printf '%s\n' "$ref" >"$REF_FILE.tmp"
 mv "$REF_FILE.tmp" "$REF_FILE"

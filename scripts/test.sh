@@ -1,28 +1,37 @@
 #!/usr/bin/env bash
 # The README's test command: installs and starts everything the tests need
-# on a fresh machine (podman, runc, debootstrap, npm, the sandbox image with
+# on a fresh machine (podman, runc, mmdebstrap, npm, the sandbox image with
 # real dsh, via scripts/setup.sh; Chromium via scripts/setup-chromium.sh;
-# slurm-wlm and munge, with munged, slurmctld and slurmd started directly,
-# via scripts/setup-slurm.sh), then runs every test, end-to-end ones
-# included (DSHAUDIT_E2E=1: a test that needs a real part fails when it is
-# missing), and stops the Slurm daemons it started. Every step runs even
-# when an earlier one failed; the summary line is always printed and the
-# exit status is non-zero on any failure.
+# a docker daemon of its own via scripts/setup-docker.sh; slurm-wlm and
+# munge, with munged, slurmctld and slurmd started directly, via
+# scripts/setup-slurm.sh), then runs every test, end-to-end ones included
+# (DSHAUDIT_E2E=1: a test that needs a real part fails when it is
+# missing), runs the engine, runner and replay tests a second time on
+# docker, and stops the daemons it started. Every step runs even when an
+# earlier one failed; the summary line is always printed and the exit
+# status is non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 export DSHAUDIT_E2E=1
 status=0
 log=$(mktemp /tmp/dshaudit-go-test.XXXXXX.log)
+dlog=$(mktemp /tmp/dshaudit-go-test-docker.XXXXXX.log)
 
 bash scripts/setup.sh || { echo "test.sh: scripts/setup.sh failed" >&2; status=1; }
 # The report tests open the pages in a real headless Chromium.
 bash scripts/setup-chromium.sh || { echo "test.sh: scripts/setup-chromium.sh failed" >&2; status=1; }
 
-# A one-node Slurm on localhost for the batch end-to-end test
-# (docs/batch.md); stopped again however the tests end.
+# A docker daemon of its own and a one-node Slurm on localhost (for the
+# batch end-to-end test, docs/batch.md); both stopped however the tests end.
+stop_daemons() {
+	bash scripts/setup-slurm.sh stop
+	bash scripts/setup-docker.sh stop
+}
+trap stop_daemons EXIT
+bash scripts/setup-docker.sh start || { echo "test.sh: scripts/setup-docker.sh failed" >&2; status=1; }
+export DOCKER_HOST=unix://${DSHAUDIT_DOCKER_SOCK:-/run/dshaudit-docker.sock}
 bash scripts/setup-slurm.sh start || { echo "test.sh: scripts/setup-slurm.sh failed" >&2; status=1; }
-trap 'bash scripts/setup-slurm.sh stop' EXIT
 
 echo "== go vet"
 go vet ./... || status=1
@@ -34,15 +43,19 @@ echo "== go test (unit, vectors, end-to-end with real podman and dsh)"
 # once on 2 cores starve dsh (--cpus 1) and turn boots into boot_failed.
 go test -p 1 -count=1 -timeout 75m ./... 2>&1 | tee "$log" || status=1
 
+echo "== go test on docker (engine, runner, replay: the same tests, DSHAUDIT_TEST_ENGINE/DSHAUDIT_E2E_ENGINE=docker)"
+DSHAUDIT_TEST_ENGINE=docker DSHAUDIT_E2E_ENGINE=docker \
+	go test -p 1 -count=1 -timeout 45m ./engine/ ./runner/ ./replay/ 2>&1 | tee "$dlog" || status=1
+
 echo "== fuzz smoke (10 s each; the committed corpora also run as unit tests)"
 go test -run='^$' -fuzz='^FuzzVerify$' -fuzztime=10s ./verify/ || status=1
 
-passed=$(grep -c '^ok ' "$log" || true)
-failed=$(grep -cE '^FAIL[[:space:]]' "$log" || true)
+passed=$(cat "$log" "$dlog" | grep -c '^ok ' || true)
+failed=$(cat "$log" "$dlog" | grep -cE '^FAIL[[:space:]]' || true)
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	failed=1 # setup, vet or fuzz failed: never report a clean run
 fi
-grep -E '^(--- FAIL|FAIL)' "$log" || true
-echo "go test log: $log"
+grep -E '^(--- FAIL|FAIL)' "$log" "$dlog" || true
+echo "go test logs: $log (podman and the rest), $dlog (docker)"
 echo "packages: ${passed} passed, ${failed} failed"
 exit "$status"

