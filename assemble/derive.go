@@ -37,7 +37,8 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.D
 // repetition from m's recorded observations and the evidence in files.
 // It trusts nothing in m's claimed fields (Status, Verdict, FirstError,
 // Claimed, Static.Report). files must already be checked against m.Files.
-func Derive(m *bundle.Manifest, files map[string][]byte) (Derived, []Problem) {
+// lim bounds what the rules parse; runner and verifier pass the same.
+func Derive(m *bundle.Manifest, files map[string][]byte, lim rules.Limits) (Derived, []Problem) {
 	var d Derived
 	var probs []Problem
 	get := func(path, role, clause string, required bool) []byte {
@@ -107,7 +108,7 @@ func Derive(m *bundle.Manifest, files map[string][]byte) (Derived, []Problem) {
 			}
 			obs[i] = o
 		}
-		res, err := rules.DeriveSequence(sub, entries, obs, window)
+		res, err := rules.DeriveSequence(sub, entries, obs, window, lim)
 		if err != nil {
 			probs = append(probs, Problem{Path: fmt.Sprintf("repetitions[%d]", rep.Index), Clause: "DSHIO/T 20 11.2", Detail: err.Error()})
 		}

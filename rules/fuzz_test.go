@@ -31,7 +31,7 @@ func FuzzDeriveT3(f *testing.F) {
 	f.Add([]byte("- &a {id: hello-dsh, name: hello-dsh-plugin}\n- *a\n- !!js x\n- [*a]\n"))
 	f.Fuzz(func(t *testing.T, dump []byte) {
 		d, err := ParseDump(dump)
-		r := DeriveT3(helloEntries, Observation{Stage: T3, Stdout: dump})
+		r := DeriveT3(helloEntries, Observation{Stage: T3, Stdout: dump}, Limits{})
 		if err != nil && r.Verdict != ConfigFailed {
 			t.Fatalf("unparseable dump gave %s", r.Verdict)
 		}

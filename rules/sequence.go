@@ -17,9 +17,10 @@ import (
 // no observation is an error wrapping ErrMissingObservation; an observation
 // labelled with another stage wraps ErrStageMismatch. On error the result
 // still lists every stage, the one without evidence as not_executed with a
-// reason, and its Verdict is empty: no verdict can be derived.
+// reason, and its Verdict is empty: no verdict can be derived. lim bounds
+// what the stage rules parse (DeriveT3).
 // SPEC.md "Propagation and stability".
-func DeriveSequence(sub Subject, entries []Entry, obs []*Observation, window time.Duration) (SequenceResult, error) {
+func DeriveSequence(sub Subject, entries []Entry, obs []*Observation, window time.Duration, lim Limits) (SequenceResult, error) {
 	var errs []error
 	if len(obs) > len(DynamicStages) {
 		errs = append(errs, fmt.Errorf("%d observations for %d stages", len(obs), len(DynamicStages)))
@@ -51,7 +52,7 @@ func DeriveSequence(sub Subject, entries []Entry, obs []*Observation, window tim
 			res.Stages = append(res.Stages, notExecuted(s, "no observation although the stage had to run"))
 			continue
 		}
-		r := deriveStage(s, sub, entries, *o, window)
+		r := deriveStage(s, sub, entries, *o, window, lim)
 		res.Stages = append(res.Stages, r)
 		if r.Status == StageFailed {
 			failedAt = &res.Stages[len(res.Stages)-1]
@@ -76,14 +77,14 @@ func predecessorText(i int) string {
 }
 
 // deriveStage applies one stage's rule.
-func deriveStage(s Stage, sub Subject, entries []Entry, o Observation, window time.Duration) StageResult {
+func deriveStage(s Stage, sub Subject, entries []Entry, o Observation, window time.Duration, lim Limits) StageResult {
 	switch s {
 	case T1:
 		return DeriveT1(sub, o)
 	case T2:
 		return DeriveT2(sub, o)
 	case T3:
-		return DeriveT3(entries, o)
+		return DeriveT3(entries, o, lim)
 	default:
 		return DeriveT4(o, window)
 	}

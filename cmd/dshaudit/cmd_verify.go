@@ -15,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
+	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
@@ -37,6 +38,9 @@ type verifyOptions struct {
 	Jobs    int
 	// Limits bound what the reader accepts (SPEC.md "Reader limits").
 	Limits bundle.Limits
+	// RuleLimits bound what the re-derivation parses (SPEC.md "T3 dump
+	// size limit").
+	RuleLimits rules.Limits
 }
 
 func newVerifyCmd(s *streams) *cobra.Command {
@@ -114,6 +118,8 @@ Exit codes:
 	f.IntVar(&o.Limits.MaxEntries, "max-entries", o.Limits.MaxEntries, "refuse a bundle with more archive entries")
 	f.Int64Var(&o.Limits.MaxEntrySize, "max-entry-size", o.Limits.MaxEntrySize, "refuse an entry larger than this many bytes")
 	f.Int64Var(&o.Limits.MaxTotal, "max-total", o.Limits.MaxTotal, "refuse a bundle whose entries total more bytes")
+	o.RuleLimits = rules.DefaultLimits()
+	f.Int64Var(&o.RuleLimits.MaxDumpSize, "max-dump-size", o.RuleLimits.MaxDumpSize, "re-derive T3 as config_failed, unparsed, when the dump is larger than this many bytes (the runner's limit)")
 	f.IntVar(&o.Jobs, "jobs", 0, "with many bundles: how many to verify at once (default: number of CPUs)")
 	return c
 }
@@ -155,10 +161,10 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	if o.Limits.MaxEntries < 1 || o.Limits.MaxEntrySize < 1 || o.Limits.MaxTotal < 1 {
-		return fmt.Errorf("%w: --max-entries, --max-entry-size and --max-total must be positive", ErrUsage)
+	if o.Limits.MaxEntries < 1 || o.Limits.MaxEntrySize < 1 || o.Limits.MaxTotal < 1 || o.RuleLimits.MaxDumpSize < 1 {
+		return fmt.Errorf("%w: --max-entries, --max-entry-size, --max-total and --max-dump-size must be positive", ErrUsage)
 	}
-	opts := verify.Options{Policy: pol, Limits: o.Limits}
+	opts := verify.Options{Policy: pol, Limits: o.Limits, RuleLimits: o.RuleLimits}
 	paths, err := verify.Expand(o.Bundles)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
