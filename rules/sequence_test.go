@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -163,3 +164,29 @@ func TestStabilityOfEvidence(t *testing.T) {
 }
 
 func ptr(o Observation) *Observation { return &o }
+
+// DeriveRepetitions gives each repetition exactly what DeriveSequence
+// gives it, whether a stage's observation repeats an earlier one or not.
+func TestDeriveRepetitionsEqualsSequence(t *testing.T) {
+	changed := passingObs()
+	changed[2] = ptr(obs(T3, 0, "- id: other\n  name: other\n", ""))
+	reps := [][]*Observation{passingObs(), passingObs(), changed, passingObs()[:2]}
+	got, errs := DeriveRepetitions(helloSub, helloEntries, reps, 0, Limits{})
+	if len(got) != len(reps) || len(errs) != len(reps) {
+		t.Fatalf("%d results, %d errors for %d repetitions", len(got), len(errs), len(reps))
+	}
+	for i, o := range reps {
+		want, werr := DeriveSequence(helloSub, helloEntries, o, 0, Limits{})
+		if !reflect.DeepEqual(got[i], want) || (werr == nil) != (errs[i] == nil) {
+			t.Errorf("repetition %d: got %+v (%v), want %+v (%v)", i, got[i], errs[i], want, werr)
+		}
+	}
+	if got[0].Verdict != Pass || got[2].Verdict != InstallsButNotRegistered {
+		t.Errorf("verdicts %s, %s", got[0].Verdict, got[2].Verdict)
+	}
+	// A repeated result is a copy: changing it leaves the other alone.
+	got[1].Stages[2].Reasons[0] = "x"
+	if got[0].Stages[2].Reasons[0] == "x" {
+		t.Error("repetitions share a reasons slice")
+	}
+}
