@@ -2,9 +2,11 @@
 # bench-verify.sh — the verifier's speed and memory table (issue 11), in one
 # run: for each bundle, the median wall time of `dshaudit verify` (whole
 # process) over RUNS runs, the median of `zstd -dc | sha256sum` on the same
-# file, their ratio, and the peak RSS of `dshaudit verify` (/usr/bin/time
-# -v, the largest of the runs). Then verify.All in process on 1 and 2 CPUs
-# (BenchmarkVerifyMany) and the start-up cost (GODEBUG=inittrace=1).
+# file (runs alternate), their ratio, and the peak RSS of `dshaudit verify`
+# (/usr/bin/time's maximum resident set, the largest of the runs); times
+# also as CPU time (user + system), which a loaded machine disturbs less.
+# Then the start-up cost (GODEBUG=inittrace=1) and verify.All in process
+# on 1 and 2 CPUs (BenchmarkVerifyMany).
 #
 # The bundles are not committed: internal/vectorgen -bench writes them from
 # the real dsh captures and signs them with the vectors' key: the runner's
@@ -33,35 +35,41 @@ BIN=$WORK/dshaudit
 
 # median of the numbers on stdin
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-# wall seconds of one run of "$@", output discarded
-wall() {
-	local s e
-	s=$(date +%s%N)
-	"$@" >/dev/null 2>&1 || true
-	e=$(date +%s%N)
-	echo "scale=6; ($e - $s) / 1000000000" | bc
+# one run of "$@" under /usr/bin/time: "wall cpu maxrss_kib" (cpu is user +
+# system, of the process and of the children it waited for)
+measure() {
+	/usr/bin/time -f '%e %U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
+	awk '{printf "%s %.3f %s\n", $1, $2 + $3, $4}' "$WORK/time.txt"
 }
-pipeline() { zstd -dc <"$1" | sha256sum; }
+col() { awk -v c="$1" '{print $c}' "$2" | median; }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   CPUs: $(nproc)   binary: $(stat -c %s "$BIN") bytes"
-printf '| %-28s | %9s | %12s | %12s | %7s | %13s |\n' bundle "file" "dshaudit verify" "zstd -dc | sha256sum" ratio "peak RSS"
-printf '|%s|%s|%s|%s|%s|%s|\n' ------------------------------ ----------- -------------- -------------- --------- ---------------
+echo "median of $RUNS runs each; cpu = user + system time; wall time on a loaded machine mostly measures the queue"
+printf '| %-13s | %9s | %-13s | %-23s | %-23s | %-13s | %9s |\n' bundle "file" result "verify wall (cpu)" "zstd -dc | sha256sum" "ratio wall (cpu)" "peak RSS"
+printf '|%s|%s|%s|%s|%s|%s|%s|\n' --------------- ----------- --------------- ------------------------- ------------------------- --------------- -----------
 for b in pass t1log-1MiB t1log-50MiB t3dump-1MiB t3dump-50MiB; do
 	f=$WORK/b/$b.dshaudit.tar.zst
 	"$BIN" verify "$f" --key "$KEY" >"$WORK/out.txt" 2>&1 || true
 	result=$(grep '^RESULT:' "$WORK/out.txt" | cut -d' ' -f2-)
-	v=$(for _ in $(seq "$RUNS"); do wall "$BIN" verify "$f" --key "$KEY"; done | median)
-	export -f pipeline
-	p=$(for _ in $(seq "$RUNS"); do wall bash -c 'pipeline "$0"' "$f"; done | median)
-	rss=$(for _ in $(seq "$RUNS"); do
-		/usr/bin/time -v "$BIN" verify "$f" --key "$KEY" 2>&1 >/dev/null | awk '/Maximum resident/ {print $6}'
-	done | sort -n | tail -1)
-	printf '| %-28s | %9s | %12.1f ms | %12.1f ms | %6.2fx | %9.1f MiB |  %s\n' "$b" "$(stat -c %s "$f")" \
-		"$(echo "$v * 1000" | bc)" "$(echo "$p * 1000" | bc)" "$(echo "scale=3; $v / $p" | bc)" "$(echo "scale=1; $rss / 1024" | bc)" "$result"
+	: >"$WORK/v.txt"
+	: >"$WORK/p.txt"
+	for _ in $(seq "$RUNS"); do
+		measure "$BIN" verify "$f" --key "$KEY" >>"$WORK/v.txt"
+		measure sh -c 'zstd -dc <"$0" | sha256sum' "$f" >>"$WORK/p.txt"
+	done
+	vw=$(col 1 "$WORK/v.txt") vc=$(col 2 "$WORK/v.txt") pw=$(col 1 "$WORK/p.txt") pc=$(col 2 "$WORK/p.txt")
+	rss=$(awk '{print $3}' "$WORK/v.txt" | sort -n | tail -1)
+	printf '| %-13s | %9s | %-13s | %8.0f ms (%5.0f ms) | %8.0f ms (%5.0f ms) | %5.2fx (%5.2fx) | %5.1f MiB |\n' "$b" "$(stat -c %s "$f")" "$result" \
+		"$(echo "$vw * 1000" | bc)" "$(echo "$vc * 1000" | bc)" "$(echo "$pw * 1000" | bc)" "$(echo "$pc * 1000" | bc)" \
+		"$(echo "scale=3; $vw / $pw" | bc)" "$(echo "scale=3; $vc / ($pc + 0.0005)" | bc)" "$(echo "scale=1; $rss / 1024" | bc)"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
+echo "== start-up: dshaudit --version (no verification), median of $RUNS"
+: >"$WORK/s.txt"
+for _ in $(seq "$RUNS"); do measure "$BIN" --version >>"$WORK/s.txt"; done
+printf 'wall %.1f ms, cpu %.1f ms, peak RSS %.1f MiB\n' "$(echo "$(col 1 "$WORK/s.txt") * 1000" | bc)" "$(echo "$(col 2 "$WORK/s.txt") * 1000" | bc)" "$(echo "scale=1; $(col 3 "$WORK/s.txt") / 1024" | bc)"
 echo "== start-up: package initialisation of dshaudit verify on the pass bundle (median of $RUNS)"
 for _ in $(seq "$RUNS"); do
 	GODEBUG=inittrace=1 "$BIN" verify "$WORK/b/pass.dshaudit.tar.zst" --key "$KEY" 2>&1 >/dev/null |
@@ -73,4 +81,5 @@ echo "== in process: verify.All over the valid vectors, 1 and 2 CPUs"
 go test ./verify/ -run '^$' -bench '^BenchmarkVerifyMany$' -benchtime 3s -count 3 -cpu 1,2 | tee "$WORK/many.txt" | grep Benchmark
 awk '/BenchmarkVerifyMany/ {n = ($1 ~ /-2$/) ? 2 : 1; for (i = 1; i <= NF; i++) if ($(i+1) == "bundles/s") v[n] = v[n] " " $i}
 	END {print "bundles/s 1 CPU:" v[1] "   2 CPUs:" v[2]}' "$WORK/many.txt"
+awk '/BenchmarkVerifyMany/ {for (i = 1; i <= NF; i++) if ($(i+1) == "cpu-ms/bundle") c = c " " $i} END {print "CPU ms per bundle:" c}' "$WORK/many.txt"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
