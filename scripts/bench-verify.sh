@@ -35,11 +35,24 @@ BIN=$WORK/dshaudit
 
 # median of the numbers on stdin
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-# one run of "$@" under /usr/bin/time: "wall cpu maxrss_kib" (cpu is user +
-# system, of the process and of the children it waited for)
+# two runs of "$@": "wall_s cpu_s maxrss_kib". Wall from the clock in ns,
+# of a run with nothing around it; then, of a second run, CPU is perf's
+# task-clock (user + system of the process and its children, µs) when perf
+# is installed, else /usr/bin/time's (10 ms resolution), and peak RSS is
+# /usr/bin/time's maximum resident set.
 measure() {
-	/usr/bin/time -f '%e %U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
-	awk '{printf "%s %.3f %s\n", $1, $2 + $3, $4}' "$WORK/time.txt"
+	local s e cpu
+	s=$(date +%s%N)
+	"$@" >/dev/null 2>&1 || true
+	e=$(date +%s%N)
+	if command -v perf >/dev/null; then
+		perf stat -x, -e task-clock -o "$WORK/perf.txt" -- /usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
+		cpu=$(awk -F, '/task-clock/ {printf "%.6f", $1 / 1000}' "$WORK/perf.txt")
+	else
+		/usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
+		cpu=$(awk '{printf "%.3f", $1 + $2}' "$WORK/time.txt")
+	fi
+	echo "$(echo "scale=6; ($e - $s) / 1000000000" | bc) $cpu $(awk '{print $3}' "$WORK/time.txt")"
 }
 col() { awk -v c="$1" '{print $c}' "$2" | median; }
 
