@@ -9,7 +9,9 @@
 #   TARGET-REGEXP  only the targets whose "pkg.FuzzName" matches (grep -E)
 # Output: one log per target under $FUZZ_SOAK_DIR (default
 # /tmp/dshaudit-fuzz-soak) and a table: target, executions, seconds,
-# executions per second, result. A crasher is written by go test under the
+# executions per second of wall time, executions per CPU second (user +
+# system of go test and its fuzz worker, the build included: the rate one
+# core gives on a machine shared with other work), result. A crasher is written by go test under the
 # package's testdata/fuzz/FuzzName/ and the target's result is FAIL.
 # The soak is long (10M at 10k/s is about 17 min per target): run it with
 #   nice -n 19 scripts/fuzz-soak.sh &
@@ -29,22 +31,25 @@ targets=$(grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r f
 done)
 
 status=0
-printf '%-34s %12s %8s %10s %s\n' target execs seconds 'execs/s' result | tee "$OUT/summary.txt"
+printf '%-34s %12s %8s %10s %12s %s\n' target execs seconds 'execs/s' 'execs/cpu-s' result | tee "$OUT/summary.txt"
 while read -r pkg t; do
 	name="${pkg#./}.$t"
 	echo "$name" | grep -Eq -- "$FILTER" || continue
 	log="$OUT/${name//\//_}.log"
 	start=$(date +%s.%N)
-	GOMAXPROCS=1 go test -run='^$' -fuzz="^$t\$" -fuzztime="$FUZZTIME" -parallel=1 "$pkg" >"$log" 2>&1
+	GOMAXPROCS=1 /usr/bin/time -f '%U %S' -o "$log.cpu" \
+		go test -run='^$' -fuzz="^$t\$" -fuzztime="$FUZZTIME" -parallel=1 "$pkg" >"$log" 2>&1
 	rc=$?
+	cpu=$(awk 'END {print $1 + $2}' "$log.cpu")
 	secs=$(echo "$(date +%s.%N) - $start" | bc)
 	# go test prints "fuzz: elapsed: Ns, execs: N (N/sec), ..." every 3 s.
 	execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
 	elapsed=$(grep -o 'elapsed: [0-9]*s' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
 	rate=0
 	[ "${elapsed:-0}" -gt 0 ] && rate=$((execs / elapsed))
+	cpurate=$(awk -v n="${execs:-0}" -v c="$cpu" 'BEGIN {printf "%d", (c > 0) ? n / c : 0}')
 	result=PASS
 	[ "$rc" -eq 0 ] || { result=FAIL; status=1; }
-	printf '%-34s %12s %8.0f %10s %s\n' "$name" "${execs:-0}" "$secs" "${rate:-0}" "$result" | tee -a "$OUT/summary.txt"
+	printf '%-34s %12s %8.0f %10s %12s %s\n' "$name" "${execs:-0}" "$secs" "${rate:-0}" "$cpurate" "$result" | tee -a "$OUT/summary.txt"
 done <<<"$targets"
 exit "$status"
