@@ -13,6 +13,9 @@
 # system of go test and its fuzz worker, the build included: the rate one
 # core gives on a machine shared with other work), result. A crasher is written by go test under the
 # package's testdata/fuzz/FuzzName/ and the target's result is FAIL.
+# New interesting inputs are minimised with at most 100 executions each
+# (-fuzzminimizetime=100x; go test's default is 60 s each), so the time goes
+# to counted executions; FUZZ_MINIMIZE overrides it.
 # The soak is long (10M at 10k/s is about 17 min per target): run it with
 #   nice -n 19 scripts/fuzz-soak.sh &
 set -uo pipefail
@@ -38,7 +41,7 @@ while read -r pkg t; do
 	log="$OUT/${name//\//_}.log"
 	start=$(date +%s.%N)
 	GOMAXPROCS=1 /usr/bin/time -f '%U %S' -o "$log.cpu" \
-		go test -run='^$' -fuzz="^$t\$" -fuzztime="$FUZZTIME" -parallel=1 "$pkg" >"$log" 2>&1
+		go test -run='^$' -fuzz="^$t\$" -fuzztime="$FUZZTIME" -fuzzminimizetime="${FUZZ_MINIMIZE:-100x}" -parallel=1 "$pkg" >"$log" 2>&1
 	rc=$?
 	cpu=$(awk 'END {print $1 + $2}' "$log.cpu")
 	secs=$(echo "$(date +%s.%N) - $start" | bc)
