@@ -75,10 +75,18 @@ func FuzzDeriveT3(f *testing.F) {
 	})
 }
 
+// fuzzOutputLimit bounds the output FuzzFirstError passes to the rules:
+// they work line by line, so 4 KiB reaches every case and keeps each
+// execution cheap.
+const fuzzOutputLimit = 4 << 10
+
 func FuzzFirstError(f *testing.F) {
 	addEvidenceSeeds(f, "*/t*.std*")
 	f.Add([]byte("\x1b[31mError: x\x1b[0m\r\n{\"a\":[1]}\n│ box\n"))
 	f.Fuzz(func(t *testing.T, out []byte) {
+		if len(out) > fuzzOutputLimit {
+			out = out[:fuzzOutputLimit]
+		}
 		fe := FirstError(out)
 		if !utf8.ValidString(fe) {
 			t.Fatalf("invalid UTF-8 %q", fe)
