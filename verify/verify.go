@@ -36,7 +36,7 @@ type Options struct {
 	RuleLimits rules.Limits
 }
 
-// DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits").
+// DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits and refusals").
 const DefaultMaxBundleSize = 1 << 30
 
 // Verify checks one bundle, in the order of SPEC.md "Verification":

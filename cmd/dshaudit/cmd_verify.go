@@ -36,7 +36,7 @@ type verifyOptions struct {
 	Claim   string
 	Package string
 	Jobs    int
-	// Limits bound what the reader accepts (SPEC.md "Reader limits").
+	// Limits bound what the reader accepts (SPEC.md "Reader limits and refusals").
 	Limits bundle.Limits
 	// RuleLimits bound what the re-derivation parses (SPEC.md "T3 dump
 	// size limit").
