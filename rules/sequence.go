@@ -1,9 +1,9 @@
 package rules
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 )
@@ -67,11 +67,10 @@ func (m *stageMemo) derive(s Stage, sub Subject, entries []Entry, o Observation,
 	return r
 }
 
+// sameObservation compares every field, those added later included
+// (reflect.DeepEqual compares byte slices by content, as bytes.Equal).
 func sameObservation(a, b Observation) bool {
-	return a.Stage == b.Stage && a.ExitCode == b.ExitCode && a.TimedOut == b.TimedOut &&
-		bytes.Equal(a.Stdout, b.Stdout) && bytes.Equal(a.Stderr, b.Stderr) && bytes.Equal(a.Merged, b.Merged) &&
-		bytes.Equal(a.ProfilePackageJSON, b.ProfilePackageJSON) &&
-		(a.Liveness == nil) == (b.Liveness == nil) && (a.Liveness == nil || *a.Liveness == *b.Liveness)
+	return reflect.DeepEqual(a, b)
 }
 
 func cloneResult(r StageResult) StageResult {
