@@ -47,7 +47,10 @@ while read -r pkg t; do
 	secs=$(echo "$(date +%s.%N) - $start" | bc)
 	# go test prints "fuzz: elapsed: Ns, execs: N (N/sec), ..." every 3 s.
 	execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
-	elapsed=$(grep -o 'elapsed: [0-9]*s' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+	# The last "elapsed: 1h5m27s" (a Go duration) in seconds.
+	elapsed=$(grep -o 'elapsed: [0-9hms.]*' "$log" | tail -1 | cut -d' ' -f2 |
+		awk '{s = 0; while (match($0, /^[0-9.]+[hms]/)) {v = substr($0, 1, RLENGTH - 1); u = substr($0, RLENGTH, 1);
+			s += v * (u == "h" ? 3600 : u == "m" ? 60 : 1); $0 = substr($0, RLENGTH + 1)} printf "%d", s}')
 	rate=0
 	[ "${elapsed:-0}" -gt 0 ] && rate=$((execs / elapsed))
 	cpurate=$(awk -v n="${execs:-0}" -v c="$cpu" 'BEGIN {printf "%d", (c > 0) ? n / c : 0}')
