@@ -102,12 +102,12 @@ func TestDeriveIgnoresClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Claimed.Verdict, m.Repetitions[0].Verdict, m.Repetitions[0].Stages[3].Status = "boot_failed", "boot_failed", "failed"
-	d, probs := Derive(m, files)
+	d, probs := Derive(m, files, rules.Limits{})
 	if len(probs) != 0 || d.Overall != rules.Pass || d.Repetitions[0].Stages[3].Status != rules.StagePassed {
 		t.Fatalf("derive used the claims: %+v %v", d, probs)
 	}
 	delete(files, StagePath(1, rules.T4, RoleMerged))
-	if _, probs := Derive(m, files); len(probs) != 1 {
+	if _, probs := Derive(m, files, rules.Limits{}); len(probs) != 1 {
 		t.Fatalf("missing T4 merged output: problems %v", probs)
 	}
 }

@@ -92,7 +92,7 @@ func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
 	}
 
 	// Claimed results: the same derivation the verifier runs.
-	d, probs := Derive(m, files)
+	d, probs := Derive(m, files, in.RuleLimits)
 	if len(probs) > 0 {
 		return nil, nil, fmt.Errorf("%w: %s", ErrInput, probs[0])
 	}

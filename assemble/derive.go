@@ -37,7 +37,8 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.D
 // repetition from m's recorded observations and the evidence in files.
 // It trusts nothing in m's claimed fields (Status, Verdict, FirstError,
 // Claimed, Static.Report). files must already be checked against m.Files.
-func Derive(m *bundle.Manifest, files map[string][]byte) (Derived, []Problem) {
+// lim bounds what the rules parse; runner and verifier pass the same.
+func Derive(m *bundle.Manifest, files map[string][]byte, lim rules.Limits) (Derived, []Problem) {
 	var d Derived
 	var probs []Problem
 	get := func(path, role, clause string, required bool) []byte {
@@ -76,7 +77,10 @@ func Derive(m *bundle.Manifest, files map[string][]byte) (Derived, []Problem) {
 	sub := rules.Subject{Name: m.Subject.Name, Version: m.Subject.Version}
 	window := time.Duration(m.Settings.ObservationWindowMS) * time.Millisecond
 
-	var verdicts []rules.Verdict
+	// The observations of every repetition, and where each repetition's
+	// evidence problems end, so that its derivation problem follows them.
+	var reps [][]*rules.Observation
+	var ends []int
 	for n, rep := range m.Repetitions {
 		obs := make([]*rules.Observation, len(rules.DynamicStages))
 		for _, st := range rep.Stages {
@@ -110,13 +114,23 @@ func Derive(m *bundle.Manifest, files map[string][]byte) (Derived, []Problem) {
 			}
 			obs[i] = o
 		}
-		res, err := rules.DeriveSequence(sub, entries, obs, window)
-		if err != nil {
-			probs = append(probs, Problem{Path: fmt.Sprintf("repetitions[%d]", n+1), Clause: "DSHIO/T 20 11.2", Detail: err.Error()})
+		reps = append(reps, obs)
+		ends = append(ends, len(probs))
+	}
+	results, errs := rules.DeriveRepetitions(sub, entries, reps, window, lim)
+	var verdicts []rules.Verdict
+	var ordered []Problem
+	start := 0
+	for i, res := range results {
+		ordered = append(ordered, probs[start:ends[i]]...)
+		start = ends[i]
+		if errs[i] != nil {
+			ordered = append(ordered, Problem{Path: fmt.Sprintf("repetitions[%d]", i+1), Clause: "DSHIO/T 20 11.2", Detail: errs[i].Error()})
 		}
 		d.Repetitions = append(d.Repetitions, res)
 		verdicts = append(verdicts, res.Verdict)
 	}
+	probs = append(ordered, probs[start:]...)
 	if m.Dynamic && len(verdicts) > 0 {
 		d.Overall, d.Unstable = rules.Stability(verdicts)
 	}

@@ -27,6 +27,9 @@ type Input struct {
 	Dynamic bool
 	// Repetitions holds, per repetition, the stages executed, in order.
 	Repetitions [][]StageRun
+	// RuleLimits bound what the derivation parses (zero: the defaults,
+	// which the verifier also uses; SPEC.md "T3 dump size limit").
+	RuleLimits rules.Limits
 }
 
 // StaticInput is the T0 evidence (DSHIO/T 20 12.1).

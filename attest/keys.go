@@ -14,8 +14,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+	"github.com/sigstore/sigstore/pkg/signature"
 )
 
 // KeyType names a supported signing key algorithm (SPEC.md "Signature",
@@ -97,6 +99,15 @@ type PublicKey struct {
 	key     crypto.PublicKey
 	keyType KeyType
 	der     []byte // PKIX DER
+	// loaded is the sigstore verifier for the key, made once on first
+	// use and shared by every verification with this key.
+	loaded *loadedVerifier
+}
+
+type loadedVerifier struct {
+	once sync.Once
+	v    signature.Verifier
+	err  error
 }
 
 // ParsePublicKey reads a PKIX "PUBLIC KEY" PEM block holding an Ed25519 or
@@ -143,7 +154,7 @@ func newPublicKey(key crypto.PublicKey) (*PublicKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrKey, err)
 	}
-	return &PublicKey{key: key, keyType: kt, der: der}, nil
+	return &PublicKey{key: key, keyType: kt, der: der, loaded: &loadedVerifier{}}, nil
 }
 
 // Type is the key's algorithm.

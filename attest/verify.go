@@ -162,8 +162,17 @@ func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, ve
 	return fmt.Errorf("%w: %w", ErrSubjectMismatch, verr)
 }
 
-// verifier loads the sigstore signature verifier for the key.
+// verifier returns the sigstore signature verifier for the key, loaded
+// once per parsed key.
 func (k *PublicKey) verifier() (signature.Verifier, error) {
+	if k.loaded == nil {
+		return k.loadVerifier()
+	}
+	k.loaded.once.Do(func() { k.loaded.v, k.loaded.err = k.loadVerifier() })
+	return k.loaded.v, k.loaded.err
+}
+
+func (k *PublicKey) loadVerifier() (signature.Verifier, error) {
 	details, err := signature.GetAlgorithmDetails(k.algorithm())
 	if err != nil {
 		return nil, err

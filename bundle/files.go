@@ -52,10 +52,12 @@ func (f Finding) String() string {
 // finding per path). No findings means every listed file is present with
 // its digest and size, and nothing else is.
 func CompareFiles(m *Manifest, a *Archive) []Finding {
-	return compareFiles(m.Files, a.Files)
+	return compareFiles(m.Files, a.Files, a.sumOf)
 }
 
-func compareFiles(listed []File, files map[string][]byte) []Finding {
+// compareFiles compares; sumOf, when not nil and it knows a file's
+// digest (computed by Read), spares hashing that file a second time.
+func compareFiles(listed []File, files map[string][]byte, sumOf func(string, []byte) ([sha256.Size]byte, bool)) []Finding {
 	var out []Finding
 	want := make(map[string]File, len(listed))
 	for _, f := range listed {
@@ -77,11 +79,23 @@ func compareFiles(listed []File, files map[string][]byte) []Finding {
 		case !isListed:
 			out = append(out, Finding{FindingExtra, p, fmt.Sprintf("in the archive (%d bytes); not listed by the manifest", len(data))})
 		default:
-			got := fileOf(p, data)
+			got := File{Path: p, Size: int64(len(data))}
+			if sum, ok := knownSum(sumOf, p, data); ok {
+				got.SHA256 = hex.EncodeToString(sum[:])
+			} else {
+				got = fileOf(p, data)
+			}
 			if got.SHA256 != w.SHA256 || got.Size != w.Size {
 				out = append(out, Finding{FindingChanged, p, fmt.Sprintf("listed sha256 %s size %d; archive has sha256 %s size %d", w.SHA256, w.Size, got.SHA256, got.Size)})
 			}
 		}
 	}
 	return out
+}
+
+func knownSum(sumOf func(string, []byte) ([sha256.Size]byte, bool), path string, data []byte) ([sha256.Size]byte, bool) {
+	if sumOf == nil {
+		return [sha256.Size]byte{}, false
+	}
+	return sumOf(path, data)
 }

@@ -2,7 +2,7 @@ package bundle
 
 import (
 	"archive/tar"
-	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +26,26 @@ type Archive struct {
 	Files map[string][]byte
 	// Order lists the evidence paths in archive order (ascending).
 	Order []string
+	// sums holds the sha256 of each evidence file, computed while it was
+	// decompressed (nil for an Archive not made by Read).
+	sums map[string]fileSum
+}
+
+// fileSum is the sha256 of the bytes data held when Read returned; a
+// caller who replaces Files[path] gets its new content hashed afresh.
+type fileSum struct {
+	data []byte
+	sum  [sha256.Size]byte
+}
+
+// sumOf returns the digest Read computed for data at path, if data is
+// still the slice Read made.
+func (a *Archive) sumOf(path string, data []byte) ([sha256.Size]byte, bool) {
+	fs, ok := a.sums[path]
+	if !ok || len(fs.data) != len(data) || (len(data) > 0 && &fs.data[0] != &data[0]) {
+		return [sha256.Size]byte{}, false
+	}
+	return fs.sum, true
 }
 
 // Read reads a bundle from r, treating it as hostile (SPEC.md "Reader
@@ -40,27 +60,22 @@ func Read(r io.Reader, lim Limits) (*Archive, error) {
 	if err := lim.validate(); err != nil {
 		return nil, err
 	}
-	compressed, err := io.ReadAll(io.LimitReader(r, lim.MaxCompressed+1))
-	if err != nil {
-		return nil, fmt.Errorf("read bundle: %w", err)
-	}
-	if int64(len(compressed)) > lim.MaxCompressed {
-		return nil, fmt.Errorf("%w: compressed input exceeds %d bytes", ErrTooLarge, lim.MaxCompressed)
-	}
-	n, err := frameEnd(compressed, lim)
-	if err != nil {
+	// The input is read once, in step with the decoder: the frame is
+	// checked as it goes by, never held whole in memory.
+	fr := newFrameReader(r, lim)
+	if err := fr.readHeader(); err != nil {
 		return nil, err
 	}
-	dec, err := newDecoder(bytes.NewReader(compressed[:n]), lim)
+	dec, err := getDecoder(fr, lim)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	defer dec.Close()
+	defer putDecoder(dec, lim)
 
 	stream := &capReader{r: dec, left: tarStreamLimit(lim)}
 	a, err := readTar(stream, lim)
 	if err != nil {
-		return nil, err
+		return nil, fr.prefer(err)
 	}
 	// Read the decompressed stream to its end: this is what makes the
 	// decoder verify the frame's content checksum, and anything after the
@@ -70,7 +85,10 @@ func Read(r io.Reader, lim Limits) (*Archive, error) {
 	case k > 0:
 		return nil, fmt.Errorf("%w: data after the tar end-of-archive marker", ErrTrailingData)
 	case !errors.Is(err, io.EOF):
-		return nil, streamError("after the tar end-of-archive marker", err)
+		return nil, fr.prefer(streamError("after the tar end-of-archive marker", err))
+	}
+	if err := fr.finish(); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -90,7 +108,8 @@ func tarStreamLimit(lim Limits) int64 {
 func roundBlock(n int64) int64 { return (n + 511) &^ 511 }
 
 func readTar(stream io.Reader, lim Limits) (*Archive, error) {
-	a := &Archive{Files: map[string][]byte{}}
+	a := &Archive{Files: map[string][]byte{}, sums: map[string]fileSum{}}
+	h := sha256.New()
 	pos := &countReader{r: stream}
 	tr := tar.NewReader(pos)
 	// end is the stream offset where the last entry's padded data ends,
@@ -145,8 +164,10 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 			prev = name
 		}
 		// hdr.Size is within every limit, so allocating it is too.
+		// Each file is hashed as it is decompressed, while it is in cache.
 		data := make([]byte, hdr.Size)
-		if _, err := io.ReadFull(tr, data); err != nil {
+		h.Reset()
+		if _, err := io.ReadFull(io.TeeReader(tr, h), data); err != nil {
 			return nil, streamError(fmt.Sprintf("data of %q", name), err)
 		}
 		end = pos.n + roundBlock(hdr.Size) - hdr.Size
@@ -157,6 +178,7 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 			a.RawSignature = data
 		default:
 			a.Files[name] = data
+			a.sums[name] = fileSum{data, [sha256.Size]byte(h.Sum(nil))}
 			a.Order = append(a.Order, name)
 		}
 	}

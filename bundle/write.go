@@ -40,7 +40,7 @@ func Write(w io.Writer, c Contents) error {
 	if err != nil {
 		return fmt.Errorf("write bundle: %w", err)
 	}
-	if f := compareFiles(m.Files, c.Files); len(f) > 0 {
+	if f := compareFiles(m.Files, c.Files, nil); len(f) > 0 {
 		errs := make([]error, len(f))
 		for i, x := range f {
 			errs[i] = fmt.Errorf("%w: %s", ErrContentsMismatch, x)

@@ -208,12 +208,14 @@ func availableSummary(distTags map[string]string, versions []string) string {
 	return b.String()
 }
 
-var printableRe = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,64}$`)
+// printableRe with a length check of at most 64: a counted repetition
+// would make the regexp cost a millisecond to compile at every start.
+var printableRe = regexp.MustCompile(`^[A-Za-z0-9._+-]+$`)
 
 // printable returns registry-supplied text as is when it is a plain
 // version or tag, quoted and shortened otherwise.
 func printable(s string) string {
-	if printableRe.MatchString(s) {
+	if len(s) <= 64 && printableRe.MatchString(s) {
 		return s
 	}
 	if len(s) > 64 {

@@ -82,10 +82,11 @@ var (
 	// A dist-tag: npm refuses tags that are valid ranges and tags that
 	// need URL encoding.
 	tagRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	// GitHub owner and repository names.
-	ghOwnerRe = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
-	ghRepoRe  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
-	ghRefRe   = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,255}$`)
+	// GitHub owner and repository names, with their length limits
+	// checked apart (counted repetitions are slow to compile at start).
+	ghOwnerRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
+	ghRepoRe  = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+	ghRefRe   = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
 	// npm-package-arg's test for a tarball file name.
 	tarballNameRe = regexp.MustCompile(`(?i)\.(?:tgz|tar\.gz|tar)$`)
 )
@@ -158,10 +159,10 @@ func parseGitHub(raw, rest string) (Spec, error) {
 		return bad("expected github:owner/repo[#ref]")
 	}
 	repo = strings.TrimSuffix(repo, ".git")
-	if !ghOwnerRe.MatchString(owner) {
+	if len(owner) > 39 || !ghOwnerRe.MatchString(owner) {
 		return bad("owner %q is not a GitHub user or organisation name", owner)
 	}
-	if !ghRepoRe.MatchString(repo) || repo == "." || repo == ".." {
+	if len(repo) > 100 || !ghRepoRe.MatchString(repo) || repo == "." || repo == ".." {
 		return bad("repository %q is not a GitHub repository name", repo)
 	}
 	if r, ok := strings.CutPrefix(ref, "semver:"); ok && hasRef {
@@ -169,7 +170,7 @@ func parseGitHub(raw, rest string) (Spec, error) {
 		if _, err := parseRange(r); err != nil {
 			return bad("ref %q: %v", ref, err)
 		}
-	} else if hasRef && (!ghRefRe.MatchString(ref) || strings.Contains(ref, "..")) {
+	} else if hasRef && (len(ref) > 255 || !ghRefRe.MatchString(ref) || strings.Contains(ref, "..")) {
 		return bad("ref %q is not a branch, tag or commit name", ref)
 	}
 	return Spec{Raw: raw, Source: SourceGitHub, Owner: owner, Repo: repo, Ref: ref}, nil

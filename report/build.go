@@ -76,7 +76,7 @@ func Build(ctx context.Context, in Input) (*Page, error) {
 		p.Notes = append(p.Notes, "the manifest could not be decoded: nothing from inside the bundle is shown")
 		return p, nil
 	}
-	body(p, rep, m, arc, in.Layout.withDefaults())
+	body(p, rep, m, arc, in.Layout.withDefaults(), in.Verify.RuleLimits)
 	return p, nil
 }
 
@@ -112,7 +112,7 @@ func header(rep *verify.Report) *Page {
 
 // body fills what needs the archive: recorded facts, the re-derived T0
 // table and stage outcomes, and the evidence files whose digests match.
-func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, lay Layout) {
+func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, lay Layout, lim rules.Limits) {
 	untrusted := map[string]bool{}
 	for _, f := range bundle.CompareFiles(m, arc) {
 		untrusted[f.Path] = true
@@ -123,7 +123,7 @@ func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, 
 			trusted[f.Path] = b
 		}
 	}
-	d, _ := assemble.Derive(m, trusted)
+	d, _ := assemble.Derive(m, trusted, lim)
 	prov := Recorded
 	if !rep.OK() {
 		prov = Unverified

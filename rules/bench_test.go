@@ -12,7 +12,7 @@ func BenchmarkDeriveT3RealDump(b *testing.B) {
 	o := Observation{Stage: T3, Stdout: dump}
 	b.SetBytes(int64(len(dump)))
 	for b.Loop() {
-		if r := DeriveT3(helloEntries, o); r.Status != StagePassed {
+		if r := DeriveT3(helloEntries, o, Limits{}); r.Status != StagePassed {
 			b.Fatal(r.Reasons)
 		}
 	}

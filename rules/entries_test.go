@@ -50,11 +50,11 @@ func TestMountTargetsUsePackageName(t *testing.T) {
 	sub := Subject{Name: "hello-dsh-plugin", Version: "1.0.0"}
 	patchName := []Entry{{ID: "hello-dsh", Name: "other-name"}}
 	o := Observation{Stage: T3, Stdout: []byte("- id: hello-dsh\n  name: other-name\n")}
-	if r := DeriveT3(MountTargets(sub, patchName), o); r.Status != StageFailed || r.Verdict != InstallsButNotRegistered {
+	if r := DeriveT3(MountTargets(sub, patchName), o, DefaultLimits()); r.Status != StageFailed || r.Verdict != InstallsButNotRegistered {
 		t.Errorf("dump names the patch's name: %s %s, want failed installs_but_not_registered", r.Status, r.Verdict)
 	}
 	o.Stdout = []byte("- id: hello-dsh\n  name: hello-dsh-plugin\n")
-	if r := DeriveT3(MountTargets(sub, patchName), o); r.Status != StagePassed {
+	if r := DeriveT3(MountTargets(sub, patchName), o, DefaultLimits()); r.Status != StagePassed {
 		t.Errorf("dump names the package: %s %v, want passed", r.Status, r.Reasons)
 	}
 }

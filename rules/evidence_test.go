@@ -127,7 +127,7 @@ func TestEvidenceCases(t *testing.T) {
 		seen[ec.Case] = true
 		t.Run(ec.Case, func(t *testing.T) {
 			lc := loadCase(t, ec.Case, ec.Plugin)
-			res, err := DeriveSequence(lc.sub, lc.entries, lc.obs, window)
+			res, err := DeriveSequence(lc.sub, lc.entries, lc.obs, window, Limits{})
 			if err != nil {
 				t.Fatalf("DeriveSequence: %v", err)
 			}
@@ -179,7 +179,7 @@ func TestEvidenceLaterStagesIgnored(t *testing.T) {
 	if r := DeriveT4(*lc.obs[3], DefaultWindow); r.Status != StageFailed {
 		t.Fatalf("badyaml T4 alone: %s, want failed", r.Status)
 	}
-	res, err := DeriveSequence(lc.sub, lc.entries, lc.obs, DefaultWindow)
+	res, err := DeriveSequence(lc.sub, lc.entries, lc.obs, DefaultWindow, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestEvidenceLaterStagesIgnored(t *testing.T) {
 	if r := DeriveT4(*lc.obs[3], DefaultWindow); r.Status != StagePassed {
 		t.Fatalf("noinsert T4 alone: %s %q, want passed", r.Status, r.Reasons)
 	}
-	res, err = DeriveSequence(lc.sub, lc.entries, lc.obs, DefaultWindow)
+	res, err = DeriveSequence(lc.sub, lc.entries, lc.obs, DefaultWindow, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,17 +24,44 @@ func addEvidenceSeeds(f *testing.F, glob string) {
 	}
 }
 
-// FuzzDeriveT3 feeds arbitrary dumps (seeded with the real ones) through
-// the dump parser and T3: never a panic, and a pass always names a root
-// entry the parser found.
+// fuzzDumpLimit is the T3 dump size limit FuzzDeriveT3 passes: small, so
+// that every execution is cheap and both sides of the limit are reached.
+const fuzzDumpLimit = 4 << 10
+
+// FuzzDeriveT3 feeds arbitrary dumps (seeded with the real ones, whole and
+// cut to whole items within fuzzDumpLimit) through T3 and the dump parser:
+// never a panic, a dump over the limit is config_failed, an unparseable
+// one too, and a pass always names a root entry the parser found.
 func FuzzDeriveT3(f *testing.F) {
 	addEvidenceSeeds(f, "*/t3.stdout")
+	files, _ := filepath.Glob(filepath.Join(evidenceDir, "*/t3.stdout"))
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		if len(b) > fuzzDumpLimit {
+			b = b[:bytes.LastIndex(b[:fuzzDumpLimit], []byte("\n- "))+1]
+		}
+		f.Add(append(b, "- id: hello-dsh\n  name: hello-dsh-plugin\n"...))
+	}
 	f.Add([]byte("- &a {id: hello-dsh, name: hello-dsh-plugin}\n- *a\n- !!js x\n- [*a]\n"))
+	lim := Limits{MaxDumpSize: fuzzDumpLimit}
 	f.Fuzz(func(t *testing.T, dump []byte) {
+		r := DeriveT3(helloEntries, Observation{Stage: T3, Stdout: dump}, lim)
+		if r.Status == StageFailed && r.FirstError == "" {
+			t.Fatal("failure without first_error")
+		}
+		if len(dump) > fuzzDumpLimit {
+			if r.Verdict != ConfigFailed {
+				t.Fatalf("dump over the limit gave %s", r.Verdict)
+			}
+			return
+		}
+		if r.Verdict == ConfigFailed {
+			return // unparseable (or exit-code) failure: nothing more to check
+		}
+		// Parsed by T3, so it must parse here too.
 		d, err := ParseDump(dump)
-		r := DeriveT3(helloEntries, Observation{Stage: T3, Stdout: dump})
-		if err != nil && r.Verdict != ConfigFailed {
-			t.Fatalf("unparseable dump gave %s", r.Verdict)
+		if err != nil {
+			t.Fatalf("T3 gave %s for a dump the parser refuses: %v", r.Verdict, err)
 		}
 		if r.Status == StagePassed {
 			found := false
@@ -44,16 +72,21 @@ func FuzzDeriveT3(f *testing.F) {
 				t.Fatal("pass without the entry in the parsed dump")
 			}
 		}
-		if r.Status == StageFailed && r.FirstError == "" {
-			t.Fatal("failure without first_error")
-		}
 	})
 }
+
+// fuzzOutputLimit bounds the output FuzzFirstError passes to the rules:
+// they work line by line, so 4 KiB reaches every case and keeps each
+// execution cheap.
+const fuzzOutputLimit = 4 << 10
 
 func FuzzFirstError(f *testing.F) {
 	addEvidenceSeeds(f, "*/t*.std*")
 	f.Add([]byte("\x1b[31mError: x\x1b[0m\r\n{\"a\":[1]}\n│ box\n"))
 	f.Fuzz(func(t *testing.T, out []byte) {
+		if len(out) > fuzzOutputLimit {
+			out = out[:fuzzOutputLimit]
+		}
 		fe := FirstError(out)
 		if !utf8.ValidString(fe) {
 			t.Fatalf("invalid UTF-8 %q", fe)

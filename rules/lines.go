@@ -23,21 +23,38 @@ func splitLines(b []byte) []string {
 	if len(b) == 0 {
 		return nil
 	}
-	raw := bytes.Split(b, []byte("\n"))
-	if len(raw[len(raw)-1]) == 0 {
-		raw = raw[:len(raw)-1]
-	}
-	out := make([]string, len(raw))
-	for i, l := range raw {
-		out[i] = cleanLine(l)
-	}
+	out := make([]string, 0, bytes.Count(b, []byte("\n"))+1)
+	eachRawLine(b, func(l []byte) bool {
+		out = append(out, cleanLine(l))
+		return true
+	})
 	return out
+}
+
+// eachRawLine calls f with each line of b as splitLines splits it, before
+// cleanLine, until f returns false. It allocates nothing, so a rule that
+// needs only some lines of a large log cleans only those.
+func eachRawLine(b []byte, f func([]byte) bool) {
+	for len(b) > 0 {
+		l := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			l, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if !f(l) {
+			return
+		}
+	}
 }
 
 var ansiEscape = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
 
 func cleanLine(l []byte) string {
 	l = bytes.TrimSuffix(l, []byte("\r"))
+	if printableASCII(l) {
+		return string(l) // nothing to clean
+	}
 	s := strings.ToValidUTF8(string(l), "\uFFFD")
 	if strings.IndexByte(s, 0x1b) >= 0 {
 		s = ansiEscape.ReplaceAllString(s, "")
@@ -51,6 +68,16 @@ func cleanLine(l []byte) string {
 		}
 		return r
 	}, s)
+}
+
+// printableASCII reports whether every byte of l is in ' '…'~'.
+func printableASCII(l []byte) bool {
+	for _, c := range l {
+		if c < ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // isNoiseLine reports whether a trimmed line is excluded from first_error

@@ -3,6 +3,8 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"time"
 )
 
@@ -17,9 +19,66 @@ import (
 // no observation is an error wrapping ErrMissingObservation; an observation
 // labelled with another stage wraps ErrStageMismatch. On error the result
 // still lists every stage, the one without evidence as not_executed with a
-// reason, and its Verdict is empty: no verdict can be derived.
+// reason, and its Verdict is empty: no verdict can be derived. lim bounds
+// what the stage rules parse (DeriveT3).
 // SPEC.md "Propagation and stability".
-func DeriveSequence(sub Subject, entries []Entry, obs []*Observation, window time.Duration) (SequenceResult, error) {
+func DeriveSequence(sub Subject, entries []Entry, obs []*Observation, window time.Duration, lim Limits) (SequenceResult, error) {
+	return deriveSequence(sub, entries, obs, window, lim, nil)
+}
+
+// DeriveRepetitions derives every repetition with DeriveSequence: reps[i]
+// is the observations of repetition i. A stage whose observation is the
+// same, byte for byte, as the same stage's in an earlier repetition gets
+// that result again instead of being derived twice: the rules are pure
+// functions, so the result is identical, and a dump repeated in every
+// repetition is parsed once.
+func DeriveRepetitions(sub Subject, entries []Entry, reps [][]*Observation, window time.Duration, lim Limits) ([]SequenceResult, []error) {
+	memo := &stageMemo{}
+	results := make([]SequenceResult, len(reps))
+	errs := make([]error, len(reps))
+	for i, obs := range reps {
+		results[i], errs[i] = deriveSequence(sub, entries, obs, window, lim, memo)
+	}
+	return results, errs
+}
+
+// stageMemo holds the stage results derived so far, with their inputs.
+type stageMemo struct {
+	seen []memoEntry
+}
+
+type memoEntry struct {
+	s   Stage
+	o   Observation
+	res StageResult
+}
+
+func (m *stageMemo) derive(s Stage, sub Subject, entries []Entry, o Observation, window time.Duration, lim Limits) StageResult {
+	if m == nil {
+		return deriveStage(s, sub, entries, o, window, lim)
+	}
+	for _, e := range m.seen {
+		if e.s == s && sameObservation(e.o, o) {
+			return cloneResult(e.res)
+		}
+	}
+	r := deriveStage(s, sub, entries, o, window, lim)
+	m.seen = append(m.seen, memoEntry{s, o, r})
+	return r
+}
+
+// sameObservation compares every field, those added later included
+// (reflect.DeepEqual compares byte slices by content, as bytes.Equal).
+func sameObservation(a, b Observation) bool {
+	return reflect.DeepEqual(a, b)
+}
+
+func cloneResult(r StageResult) StageResult {
+	r.Reasons = slices.Clone(r.Reasons)
+	return r
+}
+
+func deriveSequence(sub Subject, entries []Entry, obs []*Observation, window time.Duration, lim Limits, memo *stageMemo) (SequenceResult, error) {
 	var errs []error
 	if len(obs) > len(DynamicStages) {
 		errs = append(errs, fmt.Errorf("%d observations for %d stages", len(obs), len(DynamicStages)))
@@ -51,7 +110,7 @@ func DeriveSequence(sub Subject, entries []Entry, obs []*Observation, window tim
 			res.Stages = append(res.Stages, notExecuted(s, "no observation although the stage had to run"))
 			continue
 		}
-		r := deriveStage(s, sub, entries, *o, window)
+		r := memo.derive(s, sub, entries, *o, window, lim)
 		res.Stages = append(res.Stages, r)
 		if r.Status == StageFailed {
 			failedAt = &res.Stages[len(res.Stages)-1]
@@ -76,14 +135,14 @@ func predecessorText(i int) string {
 }
 
 // deriveStage applies one stage's rule.
-func deriveStage(s Stage, sub Subject, entries []Entry, o Observation, window time.Duration) StageResult {
+func deriveStage(s Stage, sub Subject, entries []Entry, o Observation, window time.Duration, lim Limits) StageResult {
 	switch s {
 	case T1:
 		return DeriveT1(sub, o)
 	case T2:
 		return DeriveT2(sub, o)
 	case T3:
-		return DeriveT3(MountTargets(sub, entries), o)
+		return DeriveT3(MountTargets(sub, entries), o, lim)
 	default:
 		return DeriveT4(o, window)
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -23,7 +24,7 @@ func statuses(r SequenceResult) []StageStatus {
 }
 
 func TestDeriveSequence(t *testing.T) {
-	r, err := DeriveSequence(helloSub, helloEntries, passingObs(), 0)
+	r, err := DeriveSequence(helloSub, helloEntries, passingObs(), 0, Limits{})
 	if err != nil || r.Verdict != Pass {
 		t.Fatalf("all passing: %v %s %v", err, r.Verdict, statuses(r))
 	}
@@ -35,7 +36,7 @@ func TestDeriveSequence(t *testing.T) {
 	o[1] = &bad
 	t4 := boot(1, "", "Error: boom\n", false, 0)
 	o[3] = &t4
-	r, err = DeriveSequence(helloSub, helloEntries, o, 0)
+	r, err = DeriveSequence(helloSub, helloEntries, o, 0, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,22 +53,22 @@ func TestDeriveSequence(t *testing.T) {
 	// The failing stage's verdict is the sequence verdict.
 	o = passingObs()
 	o[2] = &Observation{Stage: T3, ExitCode: 0, Stdout: []byte("- id: x\n  name: y\n")}
-	if r, _ := DeriveSequence(helloSub, helloEntries, o, 0); r.Verdict != InstallsButNotRegistered {
+	if r, _ := DeriveSequence(helloSub, helloEntries, o, 0, Limits{}); r.Verdict != InstallsButNotRegistered {
 		t.Errorf("T3 failure gives %s", r.Verdict)
 	}
 	o = passingObs()
 	o[3].Liveness.AliveFor = time.Second
-	if r, _ := DeriveSequence(helloSub, helloEntries, o, 0); r.Verdict != BootFailed {
+	if r, _ := DeriveSequence(helloSub, helloEntries, o, 0, Limits{}); r.Verdict != BootFailed {
 		t.Errorf("T4 failure gives %s", r.Verdict)
 	}
 	// The window is passed through to T4.
-	if r, _ := DeriveSequence(helloSub, helloEntries, passingObs(), 15*time.Second); r.Verdict != BootFailed {
+	if r, _ := DeriveSequence(helloSub, helloEntries, passingObs(), 15*time.Second, Limits{}); r.Verdict != BootFailed {
 		t.Errorf("15 s window over a 14 s observation gives %s", r.Verdict)
 	}
 
 	// No observation for T1 and stages after it: a plain not-executed T1 is
 	// impossible in a dynamic run.
-	if _, err := DeriveSequence(helloSub, helloEntries, nil, 0); !errors.Is(err, ErrMissingObservation) {
+	if _, err := DeriveSequence(helloSub, helloEntries, nil, 0, Limits{}); !errors.Is(err, ErrMissingObservation) {
 		t.Errorf("no observations: err %v", err)
 	}
 }
@@ -75,7 +76,7 @@ func TestDeriveSequence(t *testing.T) {
 func TestDeriveSequenceMissingEvidence(t *testing.T) {
 	o := passingObs()
 	o[2] = nil // T2 passed, T3 has no observation
-	r, err := DeriveSequence(helloSub, helloEntries, o, 0)
+	r, err := DeriveSequence(helloSub, helloEntries, o, 0, Limits{})
 	if !errors.Is(err, ErrMissingObservation) {
 		t.Fatalf("err %v, want ErrMissingObservation", err)
 	}
@@ -87,14 +88,14 @@ func TestDeriveSequenceMissingEvidence(t *testing.T) {
 		t.Errorf("statuses %v, want %v", statuses(r), want)
 	}
 	// Short slices mean the tail was not executed.
-	if _, err := DeriveSequence(helloSub, helloEntries, passingObs()[:3], 0); !errors.Is(err, ErrMissingObservation) {
+	if _, err := DeriveSequence(helloSub, helloEntries, passingObs()[:3], 0, Limits{}); !errors.Is(err, ErrMissingObservation) {
 		t.Errorf("3 observations, T3 passed: err %v", err)
 	}
 	// Missing later evidence after a failure is fine.
 	o = passingObs()
 	o[0].ExitCode = 1
 	o[1], o[2], o[3] = nil, nil, nil
-	if r, err := DeriveSequence(helloSub, helloEntries, o[:1], 0); err != nil || r.Verdict != InstallFailed {
+	if r, err := DeriveSequence(helloSub, helloEntries, o[:1], 0, Limits{}); err != nil || r.Verdict != InstallFailed {
 		t.Errorf("T1 failed, rest absent: %v %s", err, r.Verdict)
 	}
 }
@@ -102,10 +103,10 @@ func TestDeriveSequenceMissingEvidence(t *testing.T) {
 func TestDeriveSequenceStageMismatch(t *testing.T) {
 	o := passingObs()
 	o[1], o[2] = o[2], o[1]
-	if _, err := DeriveSequence(helloSub, helloEntries, o, 0); !errors.Is(err, ErrStageMismatch) {
+	if _, err := DeriveSequence(helloSub, helloEntries, o, 0, Limits{}); !errors.Is(err, ErrStageMismatch) {
 		t.Errorf("swapped observations: err %v", err)
 	}
-	if _, err := DeriveSequence(helloSub, helloEntries, append(passingObs(), passingObs()[0]), 0); err == nil {
+	if _, err := DeriveSequence(helloSub, helloEntries, append(passingObs(), passingObs()[0]), 0, Limits{}); err == nil {
 		t.Error("five observations accepted")
 	}
 }
@@ -151,7 +152,7 @@ func TestStabilityOfEvidence(t *testing.T) {
 		lc.obs[3].Stage = T4
 		r, err := DeriveSequence(helloSub, helloEntries, []*Observation{
 			ptr(withProfile(obs(T1, 0, helloAddOut, ""), helloProfile)), ptr(obs(T2, 0, helloList, "")),
-			ptr(obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n", "")), lc.obs[3]}, 0)
+			ptr(obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n", "")), lc.obs[3]}, 0, Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,3 +164,29 @@ func TestStabilityOfEvidence(t *testing.T) {
 }
 
 func ptr(o Observation) *Observation { return &o }
+
+// DeriveRepetitions gives each repetition exactly what DeriveSequence
+// gives it, whether a stage's observation repeats an earlier one or not.
+func TestDeriveRepetitionsEqualsSequence(t *testing.T) {
+	changed := passingObs()
+	changed[2] = ptr(obs(T3, 0, "- id: other\n  name: other\n", ""))
+	reps := [][]*Observation{passingObs(), passingObs(), changed, passingObs()[:2]}
+	got, errs := DeriveRepetitions(helloSub, helloEntries, reps, 0, Limits{})
+	if len(got) != len(reps) || len(errs) != len(reps) {
+		t.Fatalf("%d results, %d errors for %d repetitions", len(got), len(errs), len(reps))
+	}
+	for i, o := range reps {
+		want, werr := DeriveSequence(helloSub, helloEntries, o, 0, Limits{})
+		if !reflect.DeepEqual(got[i], want) || (werr == nil) != (errs[i] == nil) {
+			t.Errorf("repetition %d: got %+v (%v), want %+v (%v)", i, got[i], errs[i], want, werr)
+		}
+	}
+	if got[0].Verdict != Pass || got[2].Verdict != InstallsButNotRegistered {
+		t.Errorf("verdicts %s, %s", got[0].Verdict, got[2].Verdict)
+	}
+	// A repeated result is a copy: changing it leaves the other alone.
+	got[1].Stages[2].Reasons[0] = "x"
+	if got[0].Stages[2].Reasons[0] == "x" {
+		t.Error("repetitions share a reasons slice")
+	}
+}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -44,15 +45,26 @@ func DeriveT1(sub Subject, o Observation) StageResult {
 // nil when a line names the subject at its version, otherwise one reason.
 func addedLineReasons(sub Subject, out []byte) []string {
 	var other []string
-	for _, l := range splitLines(out) {
-		f := strings.Fields(l)
+	found := false
+	eachRawLine(out, func(raw []byte) bool {
+		// Cleaning removes characters and never adds a "+", so a line
+		// without one cannot be an added-dependency line.
+		if bytes.IndexByte(raw, '+') < 0 {
+			return true
+		}
+		f := strings.Fields(cleanLine(raw))
 		if len(f) < 3 || f[0] != "+" || f[1] != sub.Name {
-			continue
+			return true
 		}
 		if f[2] == sub.Version {
-			return nil
+			found = true
+			return false
 		}
 		other = append(other, f[2])
+		return true
+	})
+	if found {
+		return nil
 	}
 	if len(other) > 0 {
 		return []string{fmt.Sprintf("added-dependency line names %s at version %q, want %q", sub.Name, other[0], sub.Version)}

@@ -73,18 +73,24 @@ func ParseDump(stdout []byte) ([]DumpEntry, error) {
 
 // DeriveT3 derives the T3 mount result (DSHIO/T 20 chapter 8). The command
 // failing or timing out is config_failed, as is an exit-0 output that is
-// not a config tree (not one YAML document with a list root). Otherwise
+// not a config tree (not one YAML document with a list root) and an
+// exit-0 output larger than lim.MaxDumpSize, which is not parsed (SPEC.md
+// "T3 dump size limit"; a zero limit is DefaultMaxDumpSize). Otherwise
 // every insert entry of the patch must appear as a root-list item with its
 // id, its declared name and not literally disabled; any entry missing, or
 // a patch with no insert entry, is installs_but_not_registered.
 // SPEC.md "T3 mount".
-func DeriveT3(entries []Entry, o Observation) StageResult {
+func DeriveT3(entries []Entry, o Observation, lim Limits) StageResult {
 	if o.TimedOut {
 		return timeoutResult(T3, ConfigFailed, o)
 	}
 	if o.ExitCode != 0 {
 		return failed(T3, ConfigFailed, commandFailedError(o),
 			[]string{fmt.Sprintf("--dump-config exited with code %d", o.ExitCode)})
+	}
+	if max := lim.maxDumpSize(); int64(len(o.Stdout)) > max {
+		reasons := []string{fmt.Sprintf("--dump-config exited 0 but its stdout is %d bytes, above the %d-byte dump size limit, so it is not parsed as a config tree", len(o.Stdout), max)}
+		return failed(T3, ConfigFailed, disagreementError(Observation{Stderr: o.Stderr}, reasons), reasons)
 	}
 	dump, err := ParseDump(o.Stdout)
 	if err != nil {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -76,11 +77,36 @@ func TestDeriveT3(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := DeriveT3(tt.entries, tt.o)
+			r := DeriveT3(tt.entries, tt.o, Limits{})
 			checkResult(t, r, tt.status, tt.verdict, tt.fe)
 			if tt.reason != "" && !hasReason(r, tt.reason) {
 				t.Errorf("no reason containing %q in %q", tt.reason, r.Reasons)
 			}
 		})
+	}
+}
+
+// A dump above the limit derives config_failed without being parsed; at
+// the limit it is parsed as usual. SPEC.md "T3 dump size limit".
+func TestDeriveT3DumpSizeLimit(t *testing.T) {
+	dump := "- id: hello-dsh\n  name: hello-dsh-plugin\n"
+	o := obs(T3, 0, dump, "")
+	at := Limits{MaxDumpSize: int64(len(dump))}
+	checkResult(t, DeriveT3(helloEntries, o, at), StagePassed, "", "")
+
+	below := Limits{MaxDumpSize: int64(len(dump)) - 1}
+	r := DeriveT3(helloEntries, o, below)
+	checkResult(t, r, StageFailed, ConfigFailed, SyntheticPrefix+"--dump-config exited 0 but its stdout is 41 bytes, above the 40-byte dump size limit*")
+
+	// Not parsed: a dump that is not YAML at all gets the same result.
+	r2 := DeriveT3(helloEntries, obs(T3, 0, "- [unclosed\n"+dump[12:], ""), Limits{MaxDumpSize: 8})
+	if r2.Verdict != ConfigFailed || !hasReason(r2, "dump size limit") {
+		t.Errorf("oversized unparseable dump: %s %q", r2.Verdict, r2.Reasons)
+	}
+
+	// The zero limit is the default.
+	big := obs(T3, 0, dump+strings.Repeat("# padding\n", DefaultMaxDumpSize/10), "")
+	if r := DeriveT3(helloEntries, big, Limits{}); r.Verdict != ConfigFailed || !hasReason(r, "above the 1048576-byte") {
+		t.Errorf("default limit: %s %q", r.Verdict, r.Reasons)
 	}
 }

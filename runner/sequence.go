@@ -131,7 +131,7 @@ func (s *sequence) derive(run assemble.StageRun) rules.StageResult {
 	case rules.T2:
 		return rules.DeriveT2(s.sub, o)
 	case rules.T3:
-		return rules.DeriveT3(rules.MountTargets(s.sub, s.entries), o)
+		return rules.DeriveT3(rules.MountTargets(s.sub, s.entries), o, rules.DefaultLimits()) // as assemble.Build and verify
 	}
 	return rules.DeriveT4(o, s.o.Window)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
 
@@ -73,7 +74,7 @@ type StageView struct {
 // Summarize builds the Summary of a written result.
 func Summarize(res *Result, w *Written) *Summary {
 	m := res.Manifest
-	d, _ := assemble.Derive(m, res.Files)
+	d, _ := assemble.Derive(m, res.Files, rules.DefaultLimits())
 	s := &Summary{
 		MediaType: SummaryMediaType, SchemaVersion: SummarySchemaVersion,
 		Package: m.Subject, Fingerprint: m.Fingerprint, Baseline: m.Baseline, TestDate: m.TestDate,

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -12,6 +13,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
 )
 
 // ErrUnreadable marks input that is not a bundle at all (exit code 2).
@@ -27,8 +29,11 @@ type Options struct {
 	Policy attest.Policy
 	// Limits bound what the reader accepts from hostile input.
 	Limits bundle.Limits
-	// MaxBundleSize bounds the compressed file read into memory.
+	// MaxBundleSize bounds the compressed file read.
 	MaxBundleSize int64
+	// RuleLimits bound what the re-derivation parses; zero fields are the
+	// defaults, which the runner uses (SPEC.md "T3 dump size limit").
+	RuleLimits rules.Limits
 }
 
 // DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits and refusals").
@@ -44,22 +49,40 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	if max <= 0 {
 		max = DefaultMaxBundleSize
 	}
-	raw, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrUnreadable, name, err)
+	lim := opts.Limits
+	if lim == (bundle.Limits{}) {
+		lim = bundle.DefaultLimits()
 	}
-	if int64(len(raw)) > max {
-		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrUnreadable, name, max)
-	}
-	if !bytes.HasPrefix(raw, zstdMagic) {
+	// The file is read once: hashed as it is read, decompressed and
+	// checked by bundle.Read in the same pass, never copied whole.
+	h := sha256.New()
+	in := &io.LimitedReader{R: r, N: max + 1}
+	src := &readErrors{r: io.TeeReader(in, h)}
+	br := bufio.NewReaderSize(src, 64<<10)
+	if magic, err := br.Peek(len(zstdMagic)); !bytes.Equal(magic, zstdMagic) {
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%w: %s: %w", ErrUnreadable, name, err)
+		}
 		return nil, fmt.Errorf("%w: %s: not a zstd-compressed dshaudit bundle", ErrUnreadable, name)
 	}
-	sum := sha256.Sum256(raw)
+	// 1. Archive safety.
+	arc, readErr := bundle.Read(br, lim)
+	// The rest of the file (nothing, for a bundle Read accepts) still
+	// counts towards its digest.
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnreadable, name, err)
+	}
+	if in.N <= 0 {
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrUnreadable, name, max)
+	}
+	if src.err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnreadable, name, src.err)
+	}
 	rep := &Report{
 		MediaType:     ResultMediaType,
 		SchemaVersion: ResultSchemaVersion,
 		Bundle:        name,
-		BundleSHA256:  "sha256:" + hex.EncodeToString(sum[:]),
+		BundleSHA256:  "sha256:" + hex.EncodeToString(h.Sum(nil)),
 		Deviations:    []string{},
 		NotUsable:     []string{},
 		Repetitions:   []RepetitionView{},
@@ -70,15 +93,8 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-
-	// 1. Archive safety.
-	lim := opts.Limits
-	if lim == (bundle.Limits{}) {
-		lim = bundle.DefaultLimits()
-	}
-	arc, err := bundle.Read(bytes.NewReader(raw), lim)
-	if err != nil {
-		rep.add(Finding{Class: ClassArchiveUnsafe, Clause: `SPEC.md "Reader limits and refusals"`, Message: err.Error()})
+	if readErr != nil {
+		rep.add(Finding{Class: ClassArchiveUnsafe, Clause: `SPEC.md "Reader limits and refusals"`, Message: readErr.Error()})
 		return rep, nil
 	}
 	if arc.RawManifest == nil {
@@ -123,7 +139,7 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 
 	// 4. Re-derive and compare; 5. cross-check every writer fact; 6.
 	// report rules.
-	d, probs := assemble.Derive(m, trusted)
+	d, probs := assemble.Derive(m, trusted, opts.RuleLimits)
 	for _, p := range probs {
 		if untrusted[p.Path] {
 			continue // already reported as missing or changed
@@ -184,4 +200,19 @@ func describe(rep *Report, m *bundle.Manifest) {
 	for _, d := range m.Deviations {
 		rep.Deviations = append(rep.Deviations, fmt.Sprintf("%s: %s → %s (%s)", d.What, d.Standard, d.ChangedTo, d.Why))
 	}
+}
+
+// readErrors remembers the first error, other than io.EOF, of a reader:
+// failing to read the file makes it unreadable, not unsafe.
+type readErrors struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrors) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }

@@ -100,7 +100,7 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 	if o.Layout.MaxLines < 1 || o.Layout.Context < 1 {
 		return fmt.Errorf("%w: --max-lines and --context must be positive", ErrUsage)
 	}
-	opts := verify.Options{Policy: pol, Limits: o.Trust.Limits}
+	opts := verify.Options{Policy: pol, Limits: o.Trust.Limits, RuleLimits: o.Trust.RuleLimits}
 	paths, err := verify.Expand(o.Bundles)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

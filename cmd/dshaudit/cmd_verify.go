@@ -16,6 +16,7 @@ import (
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
@@ -38,6 +39,9 @@ type verifyOptions struct {
 	Jobs    int
 	// Limits bound what the reader accepts (SPEC.md "Reader limits and refusals").
 	Limits bundle.Limits
+	// RuleLimits bound what the re-derivation parses (SPEC.md "T3 dump
+	// size limit").
+	RuleLimits rules.Limits
 }
 
 func newVerifyCmd(s *streams) *cobra.Command {
@@ -160,7 +164,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if err := o.checkLimits(); err != nil {
 		return err
 	}
-	opts := verify.Options{Policy: pol, Limits: o.Limits}
+	opts := verify.Options{Policy: pol, Limits: o.Limits, RuleLimits: o.RuleLimits}
 	paths, err := verify.Expand(o.Bundles)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +46,10 @@ func TestVerifyExitCodes(t *testing.T) {
 		{"unknown flag", []string{"verify", "--bogus"}, 2, ""},
 		{"zero limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-entries", "0"}, 2, ""},
 		{"small limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-entry-size", "100"}, 1, "RESULT: tampered"},
+		// The pass vector's dumps are about 16 KB: under a 1000-byte limit
+		// T3 re-derives config_failed, against the claimed pass.
+		{"small dump limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-dump-size", "1000"}, 1, "RESULT: verdict mismatch"},
+		{"zero dump limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-dump-size", "0"}, 2, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, c.args...)
@@ -57,6 +63,25 @@ func TestVerifyExitCodes(t *testing.T) {
 				t.Errorf("usage error without a message on stderr")
 			}
 		})
+	}
+}
+
+// bundle_sha256 is the digest of the whole file, hashed while it was read.
+func TestVerifyBundleDigest(t *testing.T) {
+	path := vecDir + "pass.dshaudit.tar.zst"
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "verify", path, "--key", vecKey, "--json")
+	var r struct {
+		BundleSHA256 string `json:"bundle_sha256"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	if want := fmt.Sprintf("sha256:%x", sha256.Sum256(raw)); r.BundleSHA256 != want {
+		t.Errorf("bundle_sha256 %s, want %s", r.BundleSHA256, want)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
 )
 
 // registerTrust adds the trust-policy flags that verify and report share:
@@ -27,14 +28,16 @@ func (o *verifyOptions) registerLimits(f *pflag.FlagSet) {
 	f.IntVar(&o.Limits.MaxEntries, "max-entries", o.Limits.MaxEntries, "refuse a bundle with more archive entries")
 	f.Int64Var(&o.Limits.MaxEntrySize, "max-entry-size", o.Limits.MaxEntrySize, "refuse an entry larger than this many bytes")
 	f.Int64Var(&o.Limits.MaxTotal, "max-total", o.Limits.MaxTotal, "refuse a bundle whose entries total more bytes")
+	o.RuleLimits = rules.DefaultLimits()
+	f.Int64Var(&o.RuleLimits.MaxDumpSize, "max-dump-size", o.RuleLimits.MaxDumpSize, "re-derive T3 as config_failed, unparsed, when the dump is larger than this many bytes (SPEC.md \"T3 dump size limit\")")
 }
 
 // checkLimits refuses limits that are not positive.
 func (o *verifyOptions) checkLimits() error {
-	if o.Limits.MaxEntries < 1 || o.Limits.MaxEntrySize < 1 || o.Limits.MaxTotal < 1 {
+	if o.Limits.MaxEntries < 1 || o.Limits.MaxEntrySize < 1 || o.Limits.MaxTotal < 1 || o.RuleLimits.MaxDumpSize < 1 {
 		return errLimits
 	}
 	return nil
 }
 
-var errLimits = fmt.Errorf("%w: --max-entries, --max-entry-size and --max-total must be positive", ErrUsage)
+var errLimits = fmt.Errorf("%w: --max-entries, --max-entry-size, --max-total and --max-dump-size must be positive", ErrUsage)

@@ -81,7 +81,7 @@ func (c capture) stages(evidence string, sub rules.Subject, entries []rules.Entr
 		runs = append(runs, r)
 		o := &rules.Observation{Stage: st, ExitCode: code, Stdout: stdout, Stderr: stderr, Merged: r.Merged, ProfilePackageJSON: r.ProfilePackageJSON, Liveness: r.Liveness}
 		obs = append(obs, o)
-		res, _ := rules.DeriveSequence(sub, entries, padded(obs), 12*time.Second)
+		res, _ := rules.DeriveSequence(sub, entries, padded(obs), 12*time.Second, rules.DefaultLimits())
 		if res.Stages[i].Status == rules.StageFailed {
 			break
 		}

@@ -111,7 +111,7 @@ func lieBase(c *contents) (*lieCtx, error) {
 // reclaim fills every claimed field from the derivation, as
 // assemble.Build does: the writer derived honestly from what it recorded.
 func reclaim(m *bundle.Manifest, files map[string][]byte) {
-	d, _ := assemble.Derive(m, files)
+	d, _ := assemble.Derive(m, files, rules.DefaultLimits())
 	for i := range m.Repetitions {
 		if i >= len(d.Repetitions) {
 			break

@@ -44,7 +44,14 @@ type Index struct {
 func main() {
 	evidence := flag.String("evidence", "testdata/dsh-evidence", "the real dsh captures")
 	out := flag.String("out", "testdata/vectors", "output directory")
+	bench := flag.String("bench", "", "write the verifier benchmark bundles (scripts/bench-verify.sh) into this directory instead of the vectors")
 	flag.Parse()
+	run := run
+	if *bench != "" {
+		run = func(ctx context.Context, evidenceDir, out string) error {
+			return runBench(ctx, evidenceDir, out, *bench)
+		}
+	}
 	if err := run(context.Background(), *evidence, *out); err != nil {
 		fmt.Fprintf(os.Stderr, "vectorgen: %v\n", err)
 		os.Exit(1)

@@ -1,0 +1,120 @@
+package bundle
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// The frame is checked as it streams: each refusal keeps its class
+// although the decoder has seen part of the input.
+func TestReadStreamingRefusals(t *testing.T) {
+	man := validManifestEntry(t)
+	good := compress(t, rawTar(t, man, reg("a", []byte(strings.Repeat("evidence ", 4000)))))
+	small := DefaultLimits()
+	small.MaxCompressed = int64(len(good)) - 1
+	exact := DefaultLimits()
+	exact.MaxCompressed = int64(len(good))
+
+	// A reserved block type (3) in the first block header.
+	hdrLen := frameHeaderLen(t, good)
+	reserved := bytes.Clone(good)
+	reserved[hdrLen] |= 3 << 1
+
+	for _, c := range []struct {
+		name string
+		in   []byte
+		lim  Limits
+		want error
+		text string
+	}{
+		{"compressed input one byte over the limit", good, small, ErrTooLarge, "compressed input exceeds"},
+		{"reserved block type", reserved, DefaultLimits(), ErrCorrupt, "reserved zstd block type"},
+		{"checksum cut short", good[:len(good)-2], DefaultLimits(), ErrCorrupt, "checksum"},
+		{"trailing byte", append(bytes.Clone(good), 0), DefaultLimits(), ErrTrailingData, "1 bytes after the zstd frame"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := Read(bytes.NewReader(c.in), c.lim)
+			if !errors.Is(err, c.want) || a != nil {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+			if !strings.Contains(err.Error(), c.text) {
+				t.Errorf("error %q does not say %q", err, c.text)
+			}
+		})
+	}
+	if _, err := Read(bytes.NewReader(good), exact); err != nil {
+		t.Fatalf("input exactly at MaxCompressed: %v", err)
+	}
+}
+
+// Read takes the input in small reads, never all at once, and consumes
+// it exactly to its end.
+func TestReadStreamsInput(t *testing.T) {
+	c := sampleContents(t)
+	in := mustWrite(t, c)
+	r := &smallReads{r: bytes.NewReader(in), max: 7}
+	a, err := Read(r, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.n != len(in) {
+		t.Errorf("read %d of %d bytes", r.n, len(in))
+	}
+	if len(CompareFiles(mustDecode(t, a.RawManifest), a)) != 0 {
+		t.Error("files differ from the manifest")
+	}
+}
+
+// Replacing a file after Read makes CompareFiles hash the new content.
+func TestCompareFilesAfterEdit(t *testing.T) {
+	c := sampleContents(t)
+	a, err := Read(bytes.NewReader(mustWrite(t, c)), DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustDecode(t, a.RawManifest)
+	p := a.Order[0]
+	edited := bytes.Clone(a.Files[p])
+	edited = append(edited[:len(edited)-1], edited[len(edited)-1]^1)
+	a.Files[p] = edited
+	f := CompareFiles(m, a)
+	if len(f) != 1 || f[0].Class != FindingChanged || f[0].Path != p {
+		t.Fatalf("findings %v", f)
+	}
+}
+
+type smallReads struct {
+	r   io.Reader
+	max int
+	n   int
+}
+
+func (s *smallReads) Read(p []byte) (int, error) {
+	if len(p) > s.max {
+		p = p[:s.max]
+	}
+	n, err := s.r.Read(p)
+	s.n += n
+	return n, err
+}
+
+func frameHeaderLen(t *testing.T, b []byte) int {
+	t.Helper()
+	f := newFrameReader(bytes.NewReader(b), DefaultLimits())
+	if err := f.readHeader(); err != nil {
+		t.Fatal(err)
+	}
+	return len(f.pending)
+}
+
+func mustDecode(t *testing.T, raw []byte) *Manifest {
+	t.Helper()
+	m, err := DecodeManifest(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

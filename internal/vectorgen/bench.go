@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+
+	"bytes"
+	"fmt"
+	"github.com/dshaudit/dshaudit/attest"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// benchCase is one bundle of the verifier benchmark (scripts/bench-verify.sh,
+// issue 11): the pass bundle with the evidence of one stage grown to size
+// bytes. These bundles are written on demand, never committed.
+type benchCase struct {
+	name  string
+	stage rules.Stage
+	size  int
+}
+
+var benchCases = []benchCase{
+	{"t1log-1MiB", rules.T1, 1 << 20},
+	{"t1log-50MiB", rules.T1, 50 << 20},
+	{"t3dump-1MiB", rules.T3, 1 << 20},
+	{"t3dump-50MiB", rules.T3, 50 << 20},
+}
+
+// writeBench writes pass.dshaudit.tar.zst (the runner's two-repetition
+// pass bundle, as in the vectors) and one bundle per benchCase into dir.
+// A grown bundle is the pass bundle whose stage evidence (stdout, stderr
+// and merged of both repetitions) totals about size bytes:
+//   - T1: each stdout is the real T1 stdout followed by pnpm progress lines
+//     with pseudo-random counts (seeded, so the bytes are reproducible).
+//   - T3: each stdout is the real dump repeated whole: one YAML list, the
+//     largest dump of whole copies that keeps the stage within size. A
+//     dump above rules.DefaultMaxDumpSize derives config_failed, so T4 is
+//     not executed in that bundle.
+func (g *gen) writeBench(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	pass, err := g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, nil)
+	if err != nil {
+		return err
+	}
+	if err := writeBundle(filepath.Join(dir, "pass"+bundleSuffix), pass); err != nil {
+		return err
+	}
+	for _, bc := range benchCases {
+		c, err := g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, func(_ int, runs []assemble.StageRun) []assemble.StageRun {
+			for i := range runs {
+				if runs[i].Stage == bc.stage {
+					grow(&runs[i], bc.size/2)
+					if bc.stage == rules.T3 && len(runs[i].Stdout) > rules.DefaultMaxDumpSize {
+						return runs[:i+1] // config_failed: T4 is not executed
+					}
+				}
+			}
+			return runs
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", bc.name, err)
+		}
+		if got := c.m.Claimed.Verdict; got == "" {
+			return fmt.Errorf("%s: no verdict derived", bc.name)
+		}
+		if err := writeBundle(filepath.Join(dir, bc.name+bundleSuffix), c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const bundleSuffix = ".dshaudit.tar.zst"
+
+func grow(r *assemble.StageRun, size int) {
+	var out bytes.Buffer
+	out.Write(r.Stdout)
+	switch r.Stage {
+	case rules.T1:
+		rng := rand.New(rand.NewPCG(1, 2))
+		for n := 0; 2*(out.Len()+200)+len(r.Stderr) < size; n++ {
+			resolved := n + rng.IntN(50)
+			fmt.Fprintf(&out, "Progress: resolved %d, reused %d, downloaded %d, added %d\n", resolved, rng.IntN(resolved+1), rng.IntN(40), rng.IntN(40))
+			if rng.IntN(8) == 0 {
+				fmt.Fprintf(&out, "node_modules/.pnpm/pkg-%x@%d.%d.%d/node_modules/pkg-%x: Running postinstall script, done in %dms\n",
+					rng.Uint32(), rng.IntN(20), rng.IntN(40), rng.IntN(99), rng.Uint32(), rng.IntN(5000))
+			}
+		}
+	default:
+		dump := r.Stdout
+		for 2*(out.Len()+len(dump))+len(r.Stderr) <= size {
+			out.Write(dump)
+		}
+	}
+	r.Stdout = out.Bytes()
+	r.Merged = append(append([]byte{}, r.Stdout...), r.Stderr...)
+}
+
+// writeBundle archives c with the package's own writer.
+func writeBundle(path string, c *contents) error {
+	var buf bytes.Buffer
+	if err := bundle.Write(&buf, bundle.Contents{Manifest: c.raw, Signature: c.sig, Files: c.files}); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// runBench writes the benchmark bundles into dir, signed with the vectors'
+// key from out/keys (which must exist: it is committed).
+func runBench(ctx context.Context, evidenceDir, out, dir string) error {
+	signer, err := attest.LoadSigner(filepath.Join(out, "keys", "signer.key"))
+	if err != nil {
+		return err
+	}
+	g := &gen{ctx: ctx, evidence: evidenceDir, out: out, signer: signer}
+	return g.writeBench(dir)
+}

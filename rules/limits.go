@@ -1,0 +1,27 @@
+package rules
+
+// DefaultMaxDumpSize is the largest T3 dump the T3 rule parses, in bytes
+// (SPEC.md "T3 dump size limit"). Real dumps of the web profile are about
+// 16 KB; YAML nodes cost about twenty times the text, so this bounds the
+// parse at a few tens of MiB whatever a bundle holds.
+const DefaultMaxDumpSize = 1 << 20
+
+// Limits bound what the rules parse from evidence, so that a derivation's
+// memory and time do not grow with hostile input. Runner and verifier
+// pass the same limits, or their derivations may differ.
+type Limits struct {
+	// MaxDumpSize is the largest T3 dump (the stdout of --dump-config)
+	// parsed as YAML; a larger dump derives config_failed unparsed. Zero
+	// means DefaultMaxDumpSize.
+	MaxDumpSize int64
+}
+
+// DefaultLimits returns the documented default limits.
+func DefaultLimits() Limits { return Limits{MaxDumpSize: DefaultMaxDumpSize} }
+
+func (l Limits) maxDumpSize() int64 {
+	if l.MaxDumpSize <= 0 {
+		return DefaultMaxDumpSize
+	}
+	return l.MaxDumpSize
+}

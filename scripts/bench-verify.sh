@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# bench-verify.sh — the verifier's speed and memory table (issue 11), in one
+# run: for each bundle, the median wall time of `dshaudit verify` (whole
+# process) over RUNS runs, the median of `zstd -dc | sha256sum` on the same
+# file (runs alternate), their ratio, and the peak RSS of `dshaudit verify`
+# (/usr/bin/time's maximum resident set, the largest of the runs); times
+# also as CPU time (user + system), which a loaded machine disturbs less.
+# Then the start-up cost (GODEBUG=inittrace=1) and verify.All in process
+# on 1 and 2 CPUs (BenchmarkVerifyMany).
+#
+# The bundles are not committed: internal/vectorgen -bench writes them from
+# the real dsh captures and signs them with the vectors' key: the runner's
+# pass bundle (as testdata/vectors/pass) and the pass bundle with its T1
+# log or its T3 dump grown to 1 MiB and 50 MiB of stage evidence.
+#
+# Targets (issue 11): pass bundle <= 20 ms; large logs <= 1.25x the
+# pipeline; peak RSS <= 128 MiB; verify.All >= 1000 bundles/s and >= 1.8x
+# on 2 CPUs over 1. On a shared machine, read the load average printed
+# with the table.
+#
+# Usage: scripts/bench-verify.sh [RUNS]   (default 5)
+# Needs: zstd, sha256sum, /usr/bin/time (apt-get install zstd time).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-5}
+for tool in zstd sha256sum /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "bench-verify: $tool is missing (apt-get install zstd time)" >&2; exit 3; }
+done
+WORK=$(mktemp -d /tmp/dshaudit-bench-verify.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+go build -o "$WORK/dshaudit" ./cmd/dshaudit
+go run ./internal/vectorgen -evidence testdata/dsh-evidence -out testdata/vectors -bench "$WORK/b"
+KEY=testdata/vectors/keys/signer.pub
+BIN=$WORK/dshaudit
+
+# median of the numbers on stdin
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+# two runs of "$@": "wall_s cpu_s maxrss_kib". Wall from the clock in ns,
+# of a run with nothing around it; then, of a second run, CPU is perf's
+# task-clock (user + system of the process and its children, µs) when perf
+# is installed, else /usr/bin/time's (10 ms resolution), and peak RSS is
+# /usr/bin/time's maximum resident set.
+measure() {
+	local s e cpu
+	s=$(date +%s%N)
+	"$@" >/dev/null 2>&1 || true
+	e=$(date +%s%N)
+	if command -v perf >/dev/null; then
+		perf stat -x, -e task-clock -o "$WORK/perf.txt" -- /usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
+		cpu=$(awk -F, '/task-clock/ {printf "%.6f", $1 / 1000}' "$WORK/perf.txt")
+	else
+		/usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
+		cpu=$(awk '{printf "%.3f", $1 + $2}' "$WORK/time.txt")
+	fi
+	echo "$(echo "scale=6; ($e - $s) / 1000000000" | bc) $cpu $(awk '{print $3}' "$WORK/time.txt")"
+}
+col() { awk -v c="$1" '{print $c}' "$2" | median; }
+
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   CPUs: $(nproc)   binary: $(stat -c %s "$BIN") bytes"
+echo "median of $RUNS runs each; cpu = user + system time; wall time on a loaded machine mostly measures the queue"
+printf '| %-13s | %9s | %-13s | %-23s | %-23s | %-13s | %9s |\n' bundle "file" result "verify wall (cpu)" "zstd -dc | sha256sum" "ratio wall (cpu)" "peak RSS"
+printf '|%s|%s|%s|%s|%s|%s|%s|\n' --------------- ----------- --------------- ------------------------- ------------------------- --------------- -----------
+for b in pass t1log-1MiB t1log-50MiB t3dump-1MiB t3dump-50MiB; do
+	f=$WORK/b/$b.dshaudit.tar.zst
+	"$BIN" verify "$f" --key "$KEY" >"$WORK/out.txt" 2>&1 || true
+	result=$(grep '^RESULT:' "$WORK/out.txt" | cut -d' ' -f2-)
+	: >"$WORK/v.txt"
+	: >"$WORK/p.txt"
+	for _ in $(seq "$RUNS"); do
+		measure "$BIN" verify "$f" --key "$KEY" >>"$WORK/v.txt"
+		measure sh -c 'zstd -dc <"$0" | sha256sum' "$f" >>"$WORK/p.txt"
+	done
+	vw=$(col 1 "$WORK/v.txt") vc=$(col 2 "$WORK/v.txt") pw=$(col 1 "$WORK/p.txt") pc=$(col 2 "$WORK/p.txt")
+	rss=$(awk '{print $3}' "$WORK/v.txt" | sort -n | tail -1)
+	printf '| %-13s | %9s | %-13s | %8.0f ms (%5.0f ms) | %8.0f ms (%5.0f ms) | %5.2fx (%5.2fx) | %5.1f MiB |\n' "$b" "$(stat -c %s "$f")" "$result" \
+		"$(echo "$vw * 1000" | bc)" "$(echo "$vc * 1000" | bc)" "$(echo "$pw * 1000" | bc)" "$(echo "$pc * 1000" | bc)" \
+		"$(echo "scale=3; $vw / $pw" | bc)" "$(echo "scale=3; $vc / ($pc + 0.0005)" | bc)" "$(echo "scale=1; $rss / 1024" | bc)"
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo
+echo "== start-up: dshaudit --version (no verification), median of $RUNS"
+: >"$WORK/s.txt"
+for _ in $(seq "$RUNS"); do measure "$BIN" --version >>"$WORK/s.txt"; done
+printf 'wall %.1f ms, cpu %.1f ms, peak RSS %.1f MiB\n' "$(echo "$(col 1 "$WORK/s.txt") * 1000" | bc)" "$(echo "$(col 2 "$WORK/s.txt") * 1000" | bc)" "$(echo "scale=1; $(col 3 "$WORK/s.txt") / 1024" | bc)"
+echo "== start-up: package initialisation of dshaudit verify on the pass bundle (median of $RUNS)"
+for _ in $(seq "$RUNS"); do
+	GODEBUG=inittrace=1 "$BIN" verify "$WORK/b/pass.dshaudit.tar.zst" --key "$KEY" 2>&1 >/dev/null |
+		awk '/^init / {s += $5; n++} END {print s, n}'
+done | sort -n | awk '{a[NR]=$0} END {split(a[int((NR+1)/2)], m, " "); printf "init: %.2f ms in %d packages\n", m[1], m[2]}'
+
+echo
+echo "== in process: verify.All over the valid vectors, 1 and 2 CPUs"
+go test ./verify/ -run '^$' -bench '^BenchmarkVerifyMany$' -benchtime 3s -count 3 -cpu 1,2 | tee "$WORK/many.txt" | grep Benchmark
+awk '/BenchmarkVerifyMany/ {n = ($1 ~ /-2$/) ? 2 : 1; for (i = 1; i <= NF; i++) if ($(i+1) == "bundles/s") v[n] = v[n] " " $i}
+	END {print "bundles/s 1 CPU:" v[1] "   2 CPUs:" v[2]}' "$WORK/many.txt"
+awk '/BenchmarkVerifyMany/ {for (i = 1; i <= NF; i++) if ($(i+1) == "cpu-ms/bundle") c = c " " $i} END {print "CPU ms per bundle:" c}' "$WORK/many.txt"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

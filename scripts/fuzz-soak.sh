@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# fuzz-soak.sh — the fuzz soak of issue 11: every fuzz target, one after
+# another, for EXECS executions each (default 10 million), one worker on
+# one core (-parallel 1, GOMAXPROCS=1), so the rates are per core.
+#
+# Usage: scripts/fuzz-soak.sh [EXECS] [TARGET-REGEXP]
+#   EXECS          executions per target (default 10000000), or a
+#                  duration such as 30s for a quick rate check
+#   TARGET-REGEXP  only the targets whose "pkg.FuzzName" matches (grep -E)
+# Output: one log per target under $FUZZ_SOAK_DIR (default
+# /tmp/dshaudit-fuzz-soak) and a table: target, executions, seconds,
+# executions per second of wall time, executions per CPU second (user +
+# system of go test and its fuzz worker, the build included: the rate one
+# core gives on a machine shared with other work), result. A crasher is written by go test under the
+# package's testdata/fuzz/FuzzName/ and the target's result is FAIL.
+# New interesting inputs are minimised with at most 100 executions each
+# (-fuzzminimizetime=100x; go test's default is 60 s each), so the time goes
+# to counted executions; FUZZ_MINIMIZE overrides it.
+# The soak is long (10M at 10k/s is about 17 min per target): run it with
+#   nice -n 19 scripts/fuzz-soak.sh &
+set -uo pipefail
+cd "$(dirname "$0")/.."
+EXECS=${1:-10000000}
+FILTER=${2:-.}
+case "$EXECS" in *[!0-9]*) FUZZTIME=$EXECS ;; *) FUZZTIME=${EXECS}x ;; esac
+OUT=${FUZZ_SOAK_DIR:-/tmp/dshaudit-fuzz-soak}
+mkdir -p "$OUT"
+
+# Every func FuzzX in a _test.go file, as "pkgdir FuzzX".
+targets=$(grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r f; do
+	for t in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | cut -d' ' -f2); do
+		echo "$(dirname "$f") $t"
+	done
+done)
+
+status=0
+printf '%-34s %12s %8s %10s %12s %s\n' target execs seconds 'execs/s' 'execs/cpu-s' result | tee "$OUT/summary.txt"
+while read -r pkg t; do
+	name="${pkg#./}.$t"
+	echo "$name" | grep -Eq -- "$FILTER" || continue
+	log="$OUT/${name//\//_}.log"
+	start=$(date +%s.%N)
+	GOMAXPROCS=1 /usr/bin/time -f '%U %S' -o "$log.cpu" \
+		go test -run='^$' -fuzz="^$t\$" -fuzztime="$FUZZTIME" -fuzzminimizetime="${FUZZ_MINIMIZE:-100x}" -parallel=1 "$pkg" >"$log" 2>&1
+	rc=$?
+	cpu=$(awk 'END {print $1 + $2}' "$log.cpu")
+	secs=$(echo "$(date +%s.%N) - $start" | bc)
+	# go test prints "fuzz: elapsed: Ns, execs: N (N/sec), ..." every 3 s.
+	execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+	# The last "elapsed: 1h5m27s" (a Go duration) in seconds.
+	elapsed=$(grep -o 'elapsed: [0-9hms.]*' "$log" | tail -1 | cut -d' ' -f2 |
+		awk '{s = 0; while (match($0, /^[0-9.]+[hms]/)) {v = substr($0, 1, RLENGTH - 1); u = substr($0, RLENGTH, 1);
+			s += v * (u == "h" ? 3600 : u == "m" ? 60 : 1); $0 = substr($0, RLENGTH + 1)} printf "%d", s}')
+	rate=0
+	[ "${elapsed:-0}" -gt 0 ] && rate=$((execs / elapsed))
+	cpurate=$(awk -v n="${execs:-0}" -v c="$cpu" 'BEGIN {printf "%d", (c > 0) ? n / c : 0}')
+	result=PASS
+	[ "$rc" -eq 0 ] || { result=FAIL; status=1; }
+	printf '%-34s %12s %8.0f %10s %12s %s\n' "$name" "${execs:-0}" "$secs" "${rate:-0}" "$cpurate" "$result" | tee -a "$OUT/summary.txt"
+done <<<"$targets"
+exit "$status"
