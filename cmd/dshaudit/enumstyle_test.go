@@ -24,10 +24,10 @@ var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // enumTypes are the string types whose constants are JSON enum values,
 // by package directory.
 var enumTypes = map[string][]string{
-	"verify":    {"Class", "Status"},
-	"replay":    {"Outcome"},
-	"claim":     {"Outcome", "Kind"},
-	"pkgsource": {"SourceKind", "SelectorKind"},
+	"verify":         {"Class", "Status"},
+	"replay/compare": {"Outcome"},
+	"claim":          {"Outcome", "Kind"},
+	"pkgsource":      {"SourceKind", "SelectorKind"},
 }
 
 // enumValues reads every constant of the named types declared in the
@@ -97,7 +97,7 @@ func TestEnumValuesAreKebabCase(t *testing.T) {
 // The schemas' enums list exactly the constants the code defines.
 func TestSchemaEnumsMatchConstants(t *testing.T) {
 	verifyVals := enumValues(t, "verify", []string{"Status", "Class"})
-	replayVals := enumValues(t, "replay", []string{"Outcome"})
+	replayVals := enumValues(t, "replay/compare", []string{"Outcome"})
 	claimVals := enumValues(t, "claim", []string{"Outcome"})
 	for _, c := range []struct {
 		schema string
