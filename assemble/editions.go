@@ -79,7 +79,7 @@ const (
 // DeviationTimeout is the deviation name for a changed stage time limit.
 func DeviationTimeout(stage rules.Stage) string { return string(stage) + " time limit" }
 
-// Fixed-condition names (SPEC.md "Conditions and deviations"). The
+// Fixed-condition names (DESIGN.md "Conditions and deviations"). The
 // verifier cross-checks a condition of each of these names with the
 // settings, the fingerprint, the image and the stages.
 const (

@@ -26,6 +26,26 @@ const (
 	RolePNPMVersion = "pnpm_version"
 )
 
+// StaticRoles are the roles a manifest's static.evidence may name, in
+// layout order (SPEC.md "Evidence file layout"); writer and verifier
+// both read this list.
+var StaticRoles = []string{RoleMetadata, RolePatch, RoleREADME, RoleSchema, RoleEntryDeclaration}
+
+// EnvironmentRoles are the roles a manifest's environment.evidence may
+// name (SPEC.md "Evidence file layout").
+var EnvironmentRoles = []string{RoleDSHVersion, RoleNodeVersion, RolePNPMVersion}
+
+// StageRoles are the roles an executed stage's evidence may name
+// (SPEC.md "Evidence file layout"): every stage's streams, and T1's
+// profile package.json.
+func StageRoles(stage rules.Stage) []string {
+	roles := []string{RoleStdout, RoleStderr, RoleMerged}
+	if stage == rules.T1 {
+		roles = append(roles, RoleProfilePackageJSON)
+	}
+	return roles
+}
+
 // StaticPath is where a T0 evidence file of the given role is stored.
 func StaticPath(role string) string {
 	switch role {

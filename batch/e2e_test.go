@@ -191,7 +191,7 @@ func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
 	// Four fixtures, each reaching its own verdict whatever the machine's
 	// load: "pass" is left out because on this shared 2-core machine a
 	// load average near 25 makes dsh miss T4's 12 s window and a
-	// well-formed plugin is then, honestly, boot_failed (SPEC.md "T4
+	// well-formed plugin is then, honestly, boot_failed (DESIGN.md "T4
 	// command"; seen in this test's first runs). "boot-failed" reaches T4
 	// and runs longest: it is the one cancelled.
 	const victim = "boot-failed"

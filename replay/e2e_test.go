@@ -37,6 +37,7 @@ import (
 	"github.com/dshaudit/dshaudit/internal/e2etest/sandbox"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/replay"
+	"github.com/dshaudit/dshaudit/replay/compare"
 	"github.com/dshaudit/dshaudit/runner"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -211,7 +212,7 @@ func runOriginal(t *testing.T, env *sandbox.Env, name, spec string) (*original, 
 }
 
 // replayOf replays o with a fresh recording engine.
-func replayOf(t *testing.T, env *sandbox.Env, o *original, src engine.Source, out string) (*replay.Result, *recordingEngine, error) {
+func replayOf(t *testing.T, env *sandbox.Env, o *original, src engine.Source, out string) (*compare.Result, *recordingEngine, error) {
 	t.Helper()
 	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
@@ -264,7 +265,7 @@ func condition(cs []bundle.Condition, name string) (string, bool) {
 	return "", false
 }
 
-func logComparison(t *testing.T, c *replay.Comparison) {
+func logComparison(t *testing.T, c *compare.Comparison) {
 	t.Helper()
 	if c == nil {
 		return
@@ -308,9 +309,9 @@ func TestReplayE2EFixtures(t *testing.T) {
 			if !res.Verified || res.Unsafe || res.OriginalSHA256 != o.sha256 {
 				t.Errorf("result verified %v unsafe %v original %s, want verified, safe, %s", res.Verified, res.Unsafe, res.OriginalSHA256, o.sha256)
 			}
-			if res.Outcome != replay.Reproduced || res.Comparison == nil || res.Comparison.Outcome != replay.Reproduced {
+			if res.Outcome != compare.Reproduced || res.Comparison == nil || res.Comparison.Outcome != compare.Reproduced {
 				logComparison(t, res.Comparison)
-				t.Fatalf("outcome %s, want %s", res.Outcome, replay.Reproduced)
+				t.Fatalf("outcome %s, want %s", res.Outcome, compare.Reproduced)
 			}
 			c := res.Comparison
 			if c.OldVerdict != want || c.NewVerdict != want || c.FirstDifferent != "" || len(c.Diff) != 0 {
@@ -330,7 +331,7 @@ func TestReplayE2EFixtures(t *testing.T) {
 				t.Errorf("fingerprints differ; changed conditions %q", c.ChangedConditions)
 			}
 			for _, ch := range c.ChangedConditions {
-				if strings.Contains(ch, replay.ConditionReplayOf) {
+				if strings.Contains(ch, compare.ConditionReplayOf) {
 					t.Errorf("the replay's own marker is listed as a changed condition: %s", ch)
 				}
 			}
@@ -344,10 +345,10 @@ func TestReplayE2EFixtures(t *testing.T) {
 			if !rep.OK() || rep.DerivedVerdict != want {
 				t.Errorf("new bundle: verify %s, derived %s, findings %+v", rep.Status, rep.DerivedVerdict, rep.Findings)
 			}
-			if v, ok := condition(m.Conditions.Variable, replay.ConditionReplayOf); !ok || v != o.sha256 {
+			if v, ok := condition(m.Conditions.Variable, compare.ConditionReplayOf); !ok || v != o.sha256 {
 				t.Errorf("replay_of = %q (%v), want %s", v, ok, o.sha256)
 			}
-			if _, ok := condition(m.Conditions.Variable, replay.ConditionReplayOfUnverified); ok {
+			if _, ok := condition(m.Conditions.Variable, compare.ConditionReplayOfUnverified); ok {
 				t.Error("a verified original is recorded as unverified")
 			}
 			if m.Settings.Repeat != o.manifest.Settings.Repeat || m.Subject != o.manifest.Subject || m.Image != o.manifest.Image {
@@ -404,7 +405,7 @@ func TestReplayE2EOtherDigest(t *testing.T) {
 	if !errors.As(err, &dm) || dm.Want != o.manifest.Image.Digest || !strings.Contains(dm.Got, other.String()) {
 		t.Errorf("mismatch %+v, want %s wanted and %s found", dm, o.manifest.Image.Digest, other)
 	}
-	if res == nil || res.Outcome != replay.CouldNotRun || res.Comparison != nil || res.Written != nil || !strings.Contains(res.Why, "digest") {
+	if res == nil || res.Outcome != compare.CouldNotRun || res.Comparison != nil || res.Written != nil || !strings.Contains(res.Why, "digest") {
 		t.Errorf("result %+v", res)
 	}
 	if ran := rec.ran(); len(ran) != 0 {
@@ -465,7 +466,7 @@ func TestReplayE2EEditedEvidence(t *testing.T) {
 	if !errors.Is(err, replay.ErrNotVerified) || errors.Is(err, replay.ErrCouldNotRun) {
 		t.Fatalf("err %v, want %v", err, replay.ErrNotVerified)
 	}
-	if res == nil || res.Verified || res.Outcome == replay.Reproduced || res.Outcome == replay.CouldNotRun || res.Written != nil || res.Comparison != nil {
+	if res == nil || res.Verified || res.Outcome == compare.Reproduced || res.Outcome == compare.CouldNotRun || res.Written != nil || res.Comparison != nil {
 		t.Errorf("result %+v", res)
 	}
 	rec.mu.Lock()
@@ -569,7 +570,7 @@ func TestReplayNormaliseStackFrames(t *testing.T) {
   }
 }
 `
-	na, nb := replay.Normalise([]byte(a)), replay.Normalise([]byte(b))
+	na, nb := compare.Normalise([]byte(a)), compare.Normalise([]byte(b))
 	if !bytes.Equal(na, nb) {
 		t.Errorf("stack traces differing in frames only still differ:\n%s\n---\n%s", na, nb)
 	}
@@ -577,11 +578,11 @@ func TestReplayNormaliseStackFrames(t *testing.T) {
 		t.Errorf("normalised:\n%s", na)
 	}
 	c := strings.Replace(b, "apply throws on purpose\n  ", "apply throws differently\n  ", 1)
-	if bytes.Equal(replay.Normalise([]byte(c)), nb) {
+	if bytes.Equal(compare.Normalise([]byte(c)), nb) {
 		t.Error("a different error message normalises away")
 	}
-	if !slices.Contains(replay.RuleNames(), "stack frames") {
-		t.Errorf("rules %q", replay.RuleNames())
+	if !slices.Contains(compare.RuleNames(), "stack frames") {
+		t.Errorf("rules %q", compare.RuleNames())
 	}
 }
 
@@ -593,7 +594,7 @@ func TestReplayNormalisePnpmNotice(t *testing.T) {
 	const tail = "Progress: resolved 1, reused 0, downloaded 1, added 1, done\n\ndependencies:\n+ dshaudit-fixture-not-registered 1.0.0\n\nDone in 830ms using pnpm v9.15.9\n"
 	a := "\n" + box + "\nProgress: resolved 0, reused 0, downloaded 1, added 0\nPackages: +1\n+\n" + tail
 	b := "Progress: resolved 0, reused 0, downloaded 1, added 0\nPackages: +1\n+\n\n" + box + "\n" + strings.Replace(tail, "830ms", "797ms", 1)
-	na, nb := replay.Normalise([]byte(a)), replay.Normalise([]byte(b))
+	na, nb := compare.Normalise([]byte(a)), compare.Normalise([]byte(b))
 	if !bytes.Equal(na, nb) {
 		t.Errorf("differ:\n%s\n---\n%s", na, nb)
 	}
@@ -623,16 +624,16 @@ func TestReplayE2ERegistryPackage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}
-	if res.Outcome != replay.Reproduced {
+	if res.Outcome != compare.Reproduced {
 		logComparison(t, res.Comparison)
-		t.Fatalf("outcome %s, want %s", res.Outcome, replay.Reproduced)
+		t.Fatalf("outcome %s, want %s", res.Outcome, compare.Reproduced)
 	}
 	m, rep := readBundle(t, env, out)
 	if !rep.OK() || rep.DerivedVerdict != o.manifest.Claimed.Verdict || m.Subject != o.manifest.Subject {
 		t.Errorf("new bundle: verify %s, derived %s (original %s), subject %+v (original %+v)",
 			rep.Status, rep.DerivedVerdict, o.manifest.Claimed.Verdict, m.Subject, o.manifest.Subject)
 	}
-	if v, _ := condition(m.Conditions.Variable, replay.ConditionReplayOf); v != o.sha256 {
+	if v, _ := condition(m.Conditions.Variable, compare.ConditionReplayOf); v != o.sha256 {
 		t.Errorf("replay_of = %q, want %s", v, o.sha256)
 	}
 }
@@ -646,7 +647,7 @@ func TestReplayNormaliseLifecycleOrder(t *testing.T) {
 	const tail = ".../node_modules/node-pty install: Done\n.../node_modules/node-pty postinstall$ node scripts/post-install.js\n.../node_modules/node-pty postinstall: Done\ndependencies:\n+ @deepseek-ai/dsh-base 0.1.0-rc.8"
 	a := head + ".../node_modules/node-pty install: \x1b[32m> Checking prebuilds...\x1b[0m\n.../node_modules/protobufjs postinstall: Done\n" + tail
 	b := head + ".../node_modules/protobufjs postinstall: Done\n.../node_modules/node-pty install: \x1b[32m> Checking prebuilds...\x1b[0m\n" + tail
-	na, nb := replay.Normalise([]byte(a)), replay.Normalise([]byte(b))
+	na, nb := compare.Normalise([]byte(a)), compare.Normalise([]byte(b))
 	if !bytes.Equal(na, nb) {
 		t.Fatalf("differ:\n%s\n---\n%s", na, nb)
 	}
@@ -664,7 +665,7 @@ func TestReplayNormaliseLifecycleOrder(t *testing.T) {
 	}
 	// A line that differs is still a difference.
 	c := strings.Replace(b, "protobufjs postinstall: Done", "protobufjs postinstall: failed", 1)
-	if bytes.Equal(replay.Normalise([]byte(c)), nb) {
+	if bytes.Equal(compare.Normalise([]byte(c)), nb) {
 		t.Error("a changed lifecycle line normalises away")
 	}
 }
@@ -687,7 +688,7 @@ func TestReplayNormalisePeerTree(t *testing.T) {
 		"      └─┬ @opentelemetry/core 2.9.0\n" +
 		"        └── ✕ unmet peer @opentelemetry/api@\">=1.0.0 <1.10.0\": found 1.10.0\n" +
 		"Done in 11.9s using pnpm v9.15.9\n"
-	na, nb := replay.Normalise([]byte(a)), replay.Normalise([]byte(b))
+	na, nb := compare.Normalise([]byte(a)), compare.Normalise([]byte(b))
 	if !bytes.Equal(na, nb) {
 		t.Fatalf("differ:\n%s\n---\n%s", na, nb)
 	}
@@ -699,7 +700,7 @@ func TestReplayNormalisePeerTree(t *testing.T) {
 		t.Errorf("normalised\n%s\nwant\n%s", na, want)
 	}
 	c := strings.Replace(b, "found 1.10.0\n    └─┬", "found 1.11.0\n    └─┬", 1)
-	if bytes.Equal(replay.Normalise([]byte(c)), nb) {
+	if bytes.Equal(compare.Normalise([]byte(c)), nb) {
 		t.Error("another unmet peer version normalises away")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/replay/compare"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/runner"
 	"github.com/dshaudit/dshaudit/verify"
@@ -34,17 +35,6 @@ var (
 	// ErrCouldNotRun: the replay itself could not run (engine, image,
 	// registry, disk); never a plugin result.
 	ErrCouldNotRun = errors.New("replay could not run")
-)
-
-// Variable conditions a replay adds to its new bundle (SPEC.md "Replay").
-// They say what the bundle is, not under which conditions it ran, so the
-// comparison does not list them as changed conditions.
-const (
-	// ConditionReplayOf is "sha256:<hex>" of the original bundle file.
-	ConditionReplayOf = "replay_of"
-	// ConditionReplayOfUnverified is the original's verification status
-	// when it was replayed with UnverifiedUnsafe.
-	ConditionReplayOfUnverified = "replay_of_unverified_bundle"
 )
 
 // Options say what to replay and how.
@@ -70,31 +60,17 @@ type Options struct {
 	Tool bundle.Tool
 }
 
-// Result is a finished replay.
-type Result struct {
-	Outcome        Outcome `json:"outcome"`
-	Original       string  `json:"original"`
-	OriginalSHA256 string  `json:"original_sha256"`
-	// Verified says whether the original verified.
-	Verified   bool            `json:"original_verified"`
-	Unsafe     bool            `json:"unverified_unsafe,omitempty"`
-	Written    *runner.Written `json:"written,omitempty"`
-	Comparison *Comparison     `json:"comparison,omitempty"`
-	// Why says why the replay could not run, when it could not.
-	Why string `json:"why,omitempty"`
-}
-
 // Run verifies the original, re-runs its sequence under its recorded
 // conditions with r, writes the new bundle and compares the two. An error
 // wrapping ErrCouldNotRun means the environment stopped it; the returned
 // Result then has Outcome CouldNotRun.
-func Run(ctx context.Context, r runner.Runner, o Options) (*Result, error) {
+func Run(ctx context.Context, r runner.Runner, o Options) (*compare.Result, error) {
 	raw, err := os.ReadFile(o.Original)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOriginal, err)
 	}
 	sum := sha256.Sum256(raw)
-	res := &Result{Original: o.Original, OriginalSHA256: "sha256:" + hex.EncodeToString(sum[:])}
+	res := &compare.Result{Original: o.Original, OriginalSHA256: "sha256:" + hex.EncodeToString(sum[:])}
 	rep, err := verify.Verify(ctx, o.Original, bytes.NewReader(raw), verify.Options{Policy: o.Policy})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOriginal, err)
@@ -134,15 +110,15 @@ func Run(ctx context.Context, r runner.Runner, o Options) (*Result, error) {
 	out, err := r.Run(ctx, ro)
 	if err != nil {
 		if errors.Is(err, runner.ErrEnvironment) {
-			res.Outcome, res.Why = CouldNotRun, err.Error()
+			res.Outcome, res.Why = compare.CouldNotRun, err.Error()
 			return res, fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 		}
 		return res, err
 	}
 	// Name the original in the new bundle, and the override if used.
-	out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: ConditionReplayOf, Value: res.OriginalSHA256})
+	out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: compare.ConditionReplayOf, Value: res.OriginalSHA256})
 	if res.Unsafe {
-		out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: ConditionReplayOfUnverified, Value: string(rep.Status)})
+		out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: compare.ConditionReplayOfUnverified, Value: string(rep.Status)})
 	}
 	if out.Manifest, out.Files, err = assemble.Build(out.Input); err != nil {
 		return res, err
@@ -150,13 +126,13 @@ func Run(ctx context.Context, r runner.Runner, o Options) (*Result, error) {
 	w, err := runner.WriteBundle(ctx, o.Out, out, o.Signer)
 	if err != nil {
 		if errors.Is(err, runner.ErrEnvironment) {
-			res.Outcome, res.Why = CouldNotRun, err.Error()
+			res.Outcome, res.Why = compare.CouldNotRun, err.Error()
 			return res, fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 		}
 		return res, err
 	}
 	res.Written = w
-	c := Compare(Side{Manifest: old, Files: arc.Files}, Side{Manifest: out.Manifest, Files: out.Files})
+	c := compare.Compare(compare.Side{Manifest: old, Files: arc.Files}, compare.Side{Manifest: out.Manifest, Files: out.Files})
 	res.Comparison, res.Outcome = &c, c.Outcome
 	return res, nil
 }

@@ -159,7 +159,7 @@ func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, 
 		}
 	}
 	p.OtherEvidence = otherEvidence(m, ev)
-	p.Unverified = unverifiedFields(rep, m)
+	p.Unverified = rep.Unverified
 }
 
 // repetition builds one repetition's timeline. A stage's re-derived

@@ -19,9 +19,10 @@ type Page struct {
 	Signer   string
 	Findings []verify.Finding
 	Verdict  Verdict
-	// Unverified names every manifest field the page shows that verify
-	// did not re-derive (SPEC.md "Report pages").
-	Unverified []string
+	// Unverified is verify's list of the manifest fields it neither
+	// derives nor cross-checks, with their values: the writer's word,
+	// shown as "unverified metadata" (SPEC.md "Report pages").
+	Unverified []verify.UnverifiedField
 	// Facts are the recorded metadata rows (package, image, fingerprint…),
 	// each with how far it is backed.
 	Facts []Fact

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/dshaudit/dshaudit/replay"
+	"github.com/dshaudit/dshaudit/replay/compare"
 )
 
 // ReplayMediaType is the media type of `dshaudit replay --json`.
@@ -18,7 +18,7 @@ const maxReplaySize = 16 << 20
 // replay result.
 type replayDocument struct {
 	MediaType string `json:"media_type"`
-	*replay.Result
+	*compare.Result
 }
 
 // ReplayView is the replay comparison section. A replay result is not
@@ -34,7 +34,7 @@ type ReplayView struct {
 	FirstDifferent string
 	OldVerdict     string
 	NewVerdict     string
-	Rows           []replay.Row
+	Rows           []compare.Row
 	Diff           []string
 	// FingerprintsEqual is "yes", "no" or "" when there is no comparison.
 	FingerprintsEqual string
@@ -48,7 +48,7 @@ func replayView(raw []byte, bundleSHA256 string) (*ReplayView, error) {
 	if len(raw) > maxReplaySize {
 		return nil, fmt.Errorf("%w: larger than %d bytes", ErrReplay, maxReplaySize)
 	}
-	doc := replayDocument{Result: &replay.Result{}}
+	doc := replayDocument{Result: &compare.Result{}}
 	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrReplay, err)
 	}

@@ -27,16 +27,9 @@ func DefaultOutName(name, version string) string {
 	return n + "-" + version + BundleSuffix
 }
 
-// Written describes a bundle written to disk.
-type Written struct {
-	Path string `json:"path"`
-	// SHA256 is "sha256:<hex>" of the bundle file as written.
-	SHA256 string `json:"sha256"`
-	Size   int64  `json:"size"`
-	// Declaration is the DSHIO/T 10 8.1 declaration with the bundle's
-	// digest, or "" when the result supports none.
-	Declaration string `json:"declaration,omitempty"`
-}
+// Written describes a bundle written to disk (bundle.Written, so that
+// the pure result types of replay/compare need not import the runner).
+type Written = bundle.Written
 
 // WriteBundle encodes the manifest canonically, signs it with signer
 // (package attest), and writes the deterministic archive (package

@@ -47,14 +47,14 @@ func checkSequence(rep *Report, m *bundle.Manifest, d assemble.Derived, untruste
 	}
 	for _, role := range slices.Sorted(maps.Keys(m.Static.Evidence)) {
 		want := assemble.StaticPath(role)
-		if !slices.Contains([]string{assemble.RoleMetadata, assemble.RolePatch, assemble.RoleREADME, assemble.RoleSchema}, role) {
+		if !slices.Contains(assemble.StaticRoles, role) {
 			want = "(no such role)"
 		}
 		ref("static.evidence", role, m.Static.Evidence[role], want)
 	}
 	for _, role := range slices.Sorted(maps.Keys(m.Environment.Evidence)) {
 		want := assemble.EnvironmentPath(role)
-		if !slices.Contains([]string{assemble.RoleDSHVersion, assemble.RoleNodeVersion, assemble.RolePNPMVersion}, role) {
+		if !slices.Contains(assemble.EnvironmentRoles, role) {
 			want = "(no such role)"
 		}
 		ref("environment.evidence", role, m.Environment.Evidence[role], want)
@@ -116,10 +116,7 @@ func checkSequence(rep *Report, m *bundle.Manifest, d assemble.Derived, untruste
 				continue
 			}
 			intact = intact && !anyUntrusted(st.Evidence, untrusted) && ds != nil && st.Status == string(ds.Status)
-			roles := []string{assemble.RoleStdout, assemble.RoleStderr, assemble.RoleMerged}
-			if st.Stage == string(rules.T1) {
-				roles = append(roles, assemble.RoleProfilePackageJSON)
-			}
+			roles := assemble.StageRoles(rules.Stage(st.Stage))
 			for _, role := range slices.Sorted(maps.Keys(st.Evidence)) {
 				want := assemble.StagePath(n, rules.Stage(st.Stage), role)
 				if !slices.Contains(roles, role) {

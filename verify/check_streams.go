@@ -31,7 +31,7 @@ func checkStreams(rep *Report, m *bundle.Manifest, trusted map[string][]byte, un
 				continue // a missing or changed file is reported as such
 			}
 			if at, good := Interleaves(bs[2], bs[0], bs[1]); !good {
-				rep.addf(ClassStreamMismatch, repField(i+1, st.Stage, "evidence", assemble.RoleMerged), `SPEC.md "Output capture"`,
+				rep.addf(ClassStreamMismatch, repField(i+1, st.Stage, "evidence", assemble.RoleMerged), `DESIGN.md "Output capture"`,
 					"%s is not an interleaving of %s and %s (they part at byte %d of merged): no line rule reads this stage's output",
 					paths[2], paths[0], paths[1], at)
 				for _, p := range paths {

@@ -19,7 +19,7 @@ const DurationToleranceMS = 1
 const TimeoutReactionMS = 1000
 
 // KillExitCode is the exit status the T4 observer's stop produces (the
-// engine kills the container with SIGKILL: 128+9). SPEC.md "Liveness
+// engine kills the container with SIGKILL: 128+9). DESIGN.md "Liveness
 // observation".
 const KillExitCode = 137
 
@@ -89,7 +89,7 @@ func checkTimes(rep *Report, m *bundle.Manifest) {
 }
 
 // checkLiveness checks the T4 observation against the stage and the
-// recorded window (SPEC.md "Liveness observation").
+// recorded window (DESIGN.md "Liveness observation").
 func checkLiveness(bad func(field, clause, format string, args ...any), field string, m *bundle.Manifest, st bundle.Stage) {
 	l := st.Liveness
 	if l.WindowMS != m.Settings.ObservationWindowMS {
@@ -106,10 +106,10 @@ func checkLiveness(bad func(field, clause, format string, args ...any), field st
 			bad(field+".liveness.alive_ms", "DSHIO/T 20 9.3", "%d ms, but alive_at_end says the process lived the whole %d ms window", l.AliveMS, l.WindowMS)
 		}
 		if *st.ExitCode != KillExitCode {
-			bad(field+".liveness.alive_at_end", `SPEC.md "Liveness observation"`, "true, but the exit status is %d; the observer's stop at the window's end gives %d", *st.ExitCode, KillExitCode)
+			bad(field+".liveness.alive_at_end", `DESIGN.md "Liveness observation"`, "true, but the exit status is %d; the observer's stop at the window's end gives %d", *st.ExitCode, KillExitCode)
 		}
 		if st.TimedOut {
-			bad(field+".liveness.alive_at_end", `SPEC.md "Liveness observation"`, "true, but the stage timed out: the window closed before the time limit")
+			bad(field+".liveness.alive_at_end", `DESIGN.md "Liveness observation"`, "true, but the stage timed out: the window closed before the time limit")
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/replay"
+	"github.com/dshaudit/dshaudit/replay/compare"
 	"github.com/dshaudit/dshaudit/runner"
 )
 
@@ -180,14 +181,14 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 		if err := writeJSON(s.Out, struct {
 			MediaType     string `json:"media_type"`
 			SchemaVersion int    `json:"schema_version"`
-			*replay.Result
+			*compare.Result
 		}{ReplayMediaType, 1, res}); err != nil {
 			return err
 		}
 	} else {
 		printReplay(s.Out, s.style(), res)
 	}
-	if res.Outcome != replay.Reproduced {
+	if res.Outcome != compare.Reproduced {
 		return silentError{ErrFindings}
 	}
 	return nil
@@ -195,9 +196,9 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 
 func printCouldNotRun(s *streams, o *replayOptions, err error) error {
 	if o.JSON {
-		writeJSON(s.Out, map[string]any{"media_type": ReplayMediaType, "schema_version": 1, "outcome": replay.CouldNotRun, "original": o.Bundle, "why": err.Error()})
+		writeJSON(s.Out, map[string]any{"media_type": ReplayMediaType, "schema_version": 1, "outcome": compare.CouldNotRun, "original": o.Bundle, "why": err.Error()})
 	} else {
-		fmt.Fprintf(s.Out, "RESULT: %s (%s)\n", replay.CouldNotRun.Text(), termtext.Field(err.Error(), s.Text.MaxText))
+		fmt.Fprintf(s.Out, "RESULT: %s (%s)\n", compare.CouldNotRun.Text(), termtext.Field(err.Error(), s.Text.MaxText))
 	}
 	return silentError{fmt.Errorf("%w: %w", ErrCouldNotRun, err)}
 }
@@ -206,7 +207,7 @@ func printCouldNotRun(s *streams, o *replayOptions, err error) error {
 // bundle (paths, verdicts, evidence lines of the diff, conditions) is
 // escaped and bounded and the table fits st.Width (SPEC.md "Output
 // safety").
-func printReplay(w io.Writer, st termtext.Style, r *replay.Result) {
+func printReplay(w io.Writer, st termtext.Style, r *compare.Result) {
 	f := st.Field
 	state := "verified"
 	if !r.Verified {

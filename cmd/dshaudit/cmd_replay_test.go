@@ -32,6 +32,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/replay"
+	"github.com/dshaudit/dshaudit/replay/compare"
 	"github.com/dshaudit/dshaudit/runner"
 )
 
@@ -39,7 +40,7 @@ import (
 type replayJSON struct {
 	MediaType     string `json:"media_type"`
 	SchemaVersion int    `json:"schema_version"`
-	replay.Result
+	compare.Result
 }
 
 func decodeReplay(t *testing.T, stdout string) replayJSON {
@@ -144,8 +145,8 @@ func TestReplayCLIDifferent(t *testing.T) {
 	}
 	r := decodeReplay(t, stdout)
 	c := r.Comparison
-	if r.Outcome != replay.Different || c == nil {
-		t.Fatalf("outcome %s, want %s:\n%s", r.Outcome, replay.Different, stdout)
+	if r.Outcome != compare.Different || c == nil {
+		t.Fatalf("outcome %s, want %s:\n%s", r.Outcome, compare.Different, stdout)
 	}
 	if c.FirstDifferent != "repetition 1 T1" || c.OldVerdict != "pass" || c.NewVerdict != "install_failed" {
 		t.Errorf("first different %q, verdict %s → %s; want repetition 1 T1, pass → install_failed", c.FirstDifferent, c.OldVerdict, c.NewVerdict)
@@ -306,8 +307,8 @@ func TestReplayCLIYearOld(t *testing.T) {
 			continue
 		}
 		r := decodeReplay(t, stdout)
-		if r.Outcome != replay.CouldNotRun || !strings.Contains(r.Why, tc.why) || !strings.Contains(r.Why, pinned.Digest.String()) || r.Comparison != nil {
-			t.Errorf("--image-from %s: outcome %s why %q, want %s naming %q and the digest", tc.from, r.Outcome, r.Why, replay.CouldNotRun, tc.why)
+		if r.Outcome != compare.CouldNotRun || !strings.Contains(r.Why, tc.why) || !strings.Contains(r.Why, pinned.Digest.String()) || r.Comparison != nil {
+			t.Errorf("--image-from %s: outcome %s why %q, want %s naming %q and the digest", tc.from, r.Outcome, r.Why, compare.CouldNotRun, tc.why)
 		}
 		assertAbsent(t, out)
 	}
@@ -318,7 +319,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 		t.Fatalf("replay from the archive: exit %d, want %d (REPRODUCED)\nstdout %s\nstderr %s", code, ExitOK, stdout, errs)
 	}
 	t.Logf("replay output:\n%s", stdout)
-	if strings.Contains(stdout, "condition changed: variable condition "+replay.ConditionReplayOf) {
+	if strings.Contains(stdout, "condition changed: variable condition "+compare.ConditionReplayOf) {
 		t.Error("the replay's own marker is listed as a changed condition")
 	}
 	// The replay put the image, by its digest, in the store that lacked it.

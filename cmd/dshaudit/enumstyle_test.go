@@ -24,10 +24,10 @@ var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // enumTypes are the string types whose constants are JSON enum values,
 // by package directory.
 var enumTypes = map[string][]string{
-	"verify":    {"Class", "Status"},
-	"replay":    {"Outcome"},
-	"claim":     {"Outcome", "Kind"},
-	"pkgsource": {"SourceKind", "SelectorKind"},
+	"verify":         {"Class", "Status"},
+	"replay/compare": {"Outcome"},
+	"claim":          {"Outcome", "Kind"},
+	"pkgsource":      {"SourceKind", "SelectorKind"},
 }
 
 // enumValues reads every constant of the named types declared in the
@@ -96,8 +96,8 @@ func TestEnumValuesAreKebabCase(t *testing.T) {
 
 // The schemas' enums list exactly the constants the code defines.
 func TestSchemaEnumsMatchConstants(t *testing.T) {
-	verifyVals := enumValues(t, "verify", []string{"Status"})
-	replayVals := enumValues(t, "replay", []string{"Outcome"})
+	verifyVals := enumValues(t, "verify", []string{"Status", "Class"})
+	replayVals := enumValues(t, "replay/compare", []string{"Outcome"})
 	claimVals := enumValues(t, "claim", []string{"Outcome"})
 	for _, c := range []struct {
 		schema string
@@ -105,16 +105,24 @@ func TestSchemaEnumsMatchConstants(t *testing.T) {
 		want   []string
 	}{
 		{"verify-result", []string{"properties", "status", "enum"}, verifyVals["Status"]},
+		{"verify-result", []string{"properties", "findings", "anyOf", "0", "items", "properties", "class", "enum"}, verifyVals["Class"]},
 		{"replay-result", []string{"properties", "outcome", "enum"}, replayVals["Outcome"]},
 		{"verify-result", []string{"properties", "claim", "properties", "outcome", "enum"}, claimVals["Outcome"]},
 	} {
 		var doc any = schematest.Raw(t, c.schema)
 		for _, k := range c.ptr {
-			m, ok := doc.(map[string]any)
-			if !ok {
+			switch d := doc.(type) {
+			case map[string]any:
+				doc = d[k]
+			case []any:
+				i, err := strconv.Atoi(k)
+				if err != nil || i >= len(d) {
+					t.Fatalf("%s: no %v", c.schema, c.ptr)
+				}
+				doc = d[i]
+			default:
 				t.Fatalf("%s: no %v", c.schema, c.ptr)
 			}
-			doc = m[k]
 		}
 		var got []string
 		for _, v := range doc.([]any) {

@@ -15,7 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/termtext"
-	"github.com/dshaudit/dshaudit/replay"
+	"github.com/dshaudit/dshaudit/replay/compare"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/runner"
 )
@@ -274,7 +274,7 @@ func TestRunSummaryPayloadsAreInert(t *testing.T) {
 }
 
 // TestReplayPayloadsAreInert compares the payload bundle with a copy
-// whose evidence and conditions differ, with the real replay.Compare, and
+// whose evidence and conditions differ, with the real compare.Compare, and
 // prints the comparison as `dshaudit replay` does.
 func TestReplayPayloadsAreInert(t *testing.T) {
 	m, files := readPayloadBundle(t)
@@ -287,12 +287,12 @@ func TestReplayPayloadsAreInert(t *testing.T) {
 			files2[k] = append([]byte(payload+"\n"), v...)
 		}
 	}
-	c := replay.Compare(replay.Side{Manifest: m, Files: files}, replay.Side{Manifest: &m2, Files: files2})
+	c := compare.Compare(compare.Side{Manifest: m, Files: files}, compare.Side{Manifest: &m2, Files: files2})
 	if len(c.Diff) == 0 || len(c.ChangedConditions) == 0 {
 		t.Fatalf("the fixture makes no difference: %+v", c)
 	}
 	var out bytes.Buffer
-	printReplay(&out, termtext.Style{Width: 80, MaxText: termtext.DefaultMaxText}, &replay.Result{
+	printReplay(&out, termtext.Style{Width: 80, MaxText: termtext.DefaultMaxText}, &compare.Result{
 		Outcome: c.Outcome, Original: "o" + payload, Verified: true, Comparison: &c,
 		Written: &runner.Written{Path: "n" + payload},
 	})

@@ -1,4 +1,4 @@
-package replay
+package compare
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package replay
+package compare
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 
 func side(t *testing.T, name string) Side {
 	t.Helper()
-	f, err := os.Open("../testdata/vectors/" + name + ".dshaudit.tar.zst")
+	f, err := os.Open("../../testdata/vectors/" + name + ".dshaudit.tar.zst")
 	if err != nil {
 		t.Fatal(err)
 	}
