@@ -366,7 +366,10 @@ func TestE2ESlurmInterrupt(t *testing.T) {
 	e := setupSlurmE2E(t)
 	env, root, bin, tmp, key := e.env, e.root, e.bin, e.tmp, e.key
 	out := filepath.Join(tmp, "out")
-	cmd := exec.Command(bin, "batch", filepath.Join(root, "testdata", "plugins", "config-failed"), "--on", "slurm",
+	// The pass fixture: its T4 alone observes 12 s, so the run is still
+	// going when the interrupt comes (config-failed ends within 5 s on a
+	// quiet machine, before it).
+	cmd := exec.Command(bin, "batch", filepath.Join(root, "testdata", "plugins", "pass"), "--on", "slurm",
 		"--image", env.Image, "--key", key, "--out", out, "--t1-workspace-root", "--repeat", "1", "--poll", "500ms")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -385,7 +388,7 @@ func TestE2ESlurmInterrupt(t *testing.T) {
 			job = m[1]
 		}
 		if strings.Contains(line, ": RUNNING") {
-			time.Sleep(5 * time.Second)
+			time.Sleep(3 * time.Second)
 			if err := cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
 			}

@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
-// loadDocker loads a verified OCI manifest into docker. SPEC.md "Image
-// digest check". docker 20.10 cannot load an OCI archive, so the verified
+// loadDocker loads a verified OCI manifest into docker (DESIGN.md "Image
+// digest check"). docker 20.10 cannot load an OCI archive, so the verified
 // image is written as a docker-archive (go-containerregistry's tarball
 // format: the config bytes unchanged, the layers as in the layout) and
 // given to `docker load`. A loaded image has no repo digest in docker, so

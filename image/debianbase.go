@@ -20,7 +20,7 @@ import (
 	"time"
 )
 
-// SPEC.md "Debian package lock": the base root filesystem is made by
+// DESIGN.md "Debian package lock": the base root filesystem is made by
 // mmdebstrap from exactly the locked .debs, each checked by sha256.
 
 // dpkgPathExcludes are the dpkg path filters of the base (dpkg skips these

@@ -16,7 +16,7 @@ import (
 	"strings"
 )
 
-// SPEC.md "Debian package lock".
+// DESIGN.md "Debian package lock".
 
 // LockSchema names the lock file format.
 const LockSchema = "dshaudit-debian-lock/1"

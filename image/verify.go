@@ -16,7 +16,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
-// SPEC.md "Rebuild and compare".
+// DESIGN.md "Rebuild and compare".
 
 // FileRec is one tar entry as the comparison sees it.
 type FileRec struct {

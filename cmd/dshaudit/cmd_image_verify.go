@@ -40,7 +40,7 @@ The given image comes from an OCI archive or layout (what
 ` + "`dshaudit image build --oci-archive`" + ` publishes); its manifest must hash to the
 pinned digest. By default every layer is rebuilt (downloads stay cached,
 each checked by its digest); --cached reuses layers this machine's cache
-already built from the same inputs. See SPEC.md "Rebuild and compare".
+already built from the same inputs. See DESIGN.md "Rebuild and compare".
 
 Exit codes:
   0  the rebuild has the pinned digest

@@ -61,6 +61,9 @@ func TestRunUsageErrors(t *testing.T) {
 // TestRunEngineMissing: docker's client is installed here but no daemon
 // runs, so the docker engine cannot be used: exit 3, no bundle.
 func TestRunEngineMissing(t *testing.T) {
+	// scripts/test.sh runs a docker daemon for the docker tests: point the
+	// client at a socket where none listens.
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
 	key, _ := runTestKey(t)
 	out := filepath.Join(t.TempDir(), "b.dshaudit.tar.zst")
 	code, _, errs := runRunCLI(t, "run", "../../testdata/plugins/pass", "--image", fakePinned, "--key", key, "--engine", "docker", "--out", out)

@@ -29,6 +29,7 @@ var foreignPrograms = map[string]bool{
 	"gzip": true, "bash": true, "sh": true, "go": true, "crane": true,
 	"sbatch": true, "squeue": true, "scancel": true, "scontrol": true,
 	"sinfo": true, "kubectl": true, "chromium": true,
+	"mmdebstrap": true, "dockerd": true, "unshare": true,
 }
 
 var (
