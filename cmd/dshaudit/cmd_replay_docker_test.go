@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/internal/e2etest"
 	"github.com/dshaudit/dshaudit/runner"
 )
 
@@ -18,6 +19,7 @@ import (
 // fails the test: docker is a real part of these tests, never skipped.
 func dockerForTest(t *testing.T) *engine.CLI {
 	t.Helper()
+	e2etest.Require(t, "docker")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	d, err := engine.Detect(ctx, "docker")
