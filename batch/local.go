@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 )
 
 // DefaultLocalParallel is --parallel's default for --on local: half the
@@ -44,8 +46,8 @@ func (*Local) Name() string { return "local" }
 
 // Check implements Engine: bash runs the task script.
 func (*Local) Check(context.Context) error {
-	if _, err := exec.LookPath("bash"); err != nil {
-		return fmt.Errorf("%w: bash not found: %w", ErrEngine, err)
+	if _, err := hosttool.Look("bash", "apt-get install -y bash"); err != nil {
+		return fmt.Errorf("%w: %w", ErrEngine, err)
 	}
 	return nil
 }

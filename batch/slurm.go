@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 )
 
 // ErrEngine marks an engine that cannot take or report jobs: a missing
@@ -44,8 +46,8 @@ func (s *Slurm) run(ctx context.Context, name string, args ...string) ([]byte, e
 	if s.Run != nil {
 		return s.Run(ctx, name, args...)
 	}
-	if _, err := exec.LookPath(name); err != nil {
-		return nil, fmt.Errorf("%w: %s not found (install slurm-client; scripts/setup-slurm.sh does): %w", ErrEngine, name, err)
+	if _, err := hosttool.Look(name, "install slurm-client; scripts/setup-slurm.sh does"); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrEngine, err)
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, name, args...)

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dshaudit/dshaudit/internal/hosttool"
 )
 
 // DESIGN.md "Debian package lock": the base root filesystem is made by
@@ -92,12 +94,12 @@ func (b *DebianBase) mirror() string {
 // exactly those, bootstraps it with mmdebstrap and checks that the
 // installed set is the lock. It returns the root filesystem directory.
 func (b *DebianBase) Build(ctx context.Context) (string, error) {
-	bin, err := exec.LookPath("mmdebstrap")
+	bin, err := hosttool.Look("mmdebstrap", "apt-get install -y mmdebstrap, or run scripts/setup.sh")
 	if err != nil {
-		return "", fmt.Errorf("%w: mmdebstrap not found on PATH (apt-get install -y mmdebstrap, or run scripts/setup.sh)", ErrToolMissing)
+		return "", err
 	}
-	if _, err := exec.LookPath("dpkg-deb"); err != nil {
-		return "", fmt.Errorf("%w: dpkg-deb not found on PATH", ErrToolMissing)
+	if _, err := hosttool.Look("dpkg-deb", "apt-get install -y dpkg"); err != nil {
+		return "", err
 	}
 	debs, err := b.fetchAll(ctx)
 	if err != nil {
@@ -372,9 +374,9 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // and returns a lock of exactly what it installed, with each .deb's
 // sha256 from the verified index. SourceDateEpoch is today, 00:00 UTC.
 func UpdateLock(ctx context.Context, base Lock, work string, log io.Writer, now time.Time) (*Lock, error) {
-	bin, err := exec.LookPath("mmdebstrap")
+	bin, err := hosttool.Look("mmdebstrap", "apt-get install -y mmdebstrap")
 	if err != nil {
-		return nil, fmt.Errorf("%w: mmdebstrap not found on PATH (apt-get install -y mmdebstrap)", ErrToolMissing)
+		return nil, err
 	}
 	out := filepath.Join(work, "lock-out")
 	if err := os.MkdirAll(out, 0o755); err != nil {

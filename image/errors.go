@@ -36,8 +36,6 @@ var (
 	ErrLockStale = errors.New("locked debian package no longer served")
 	// ErrBaseBuild: mmdebstrap failed, or installed other than the lock.
 	ErrBaseBuild = errors.New("base root filesystem build failed")
-	// ErrToolMissing: an external program the build needs is not installed.
-	ErrToolMissing = errors.New("required tool missing")
 	// ErrImageDiffers: a rebuilt image is not the image given
 	// (ImageDiffError names the layers and files).
 	ErrImageDiffers = errors.New("rebuilt image differs")
