@@ -349,10 +349,11 @@ func printVerifyReport(w io.Writer, st termtext.Style, r *verify.Report) {
 	}
 	if len(r.Unverified) > 0 {
 		// The writer's word: neither derived nor cross-checked (SPEC.md
-		// "Manifest fields and how each is checked"). Quoted: bundle text.
+		// "Manifest fields and how each is checked"). Bundle text: escaped
+		// and bounded like every other value (SPEC.md "Output safety").
 		fmt.Fprintf(w, "unverified metadata (the writer's word, not checked) (%d):\n", len(r.Unverified))
 		for _, u := range r.Unverified {
-			fmt.Fprintf(w, "  %q: %q\n", u.Field, u.Value)
+			fmt.Fprintf(w, "  %s: %s\n", st.Field(u.Field), st.Field(u.Value))
 		}
 	}
 	if len(r.Findings) > 0 {
