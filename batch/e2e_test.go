@@ -221,7 +221,11 @@ func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
 		if m := running.FindStringSubmatch(line); m != nil && cancelled == "" {
 			cancelled = m[1]
 			go func() {
-				time.Sleep(8 * time.Second) // well inside the run: T0, versions, T1
+				// Well inside the run: the fixture needs about 8 s on an
+				// idle machine (T0, versions, T1 to T4) and longer under
+				// load; at 8 s the task had ended before the scancel on
+				// a quiet machine (a failed CI run).
+				time.Sleep(2 * time.Second)
 				if out, err := exec.Command("scancel", m[1]).CombinedOutput(); err != nil {
 					t.Errorf("scancel %s: %v %s", m[1], err, out)
 				}

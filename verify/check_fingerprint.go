@@ -1,9 +1,11 @@
 package verify
 
 import (
+	"bytes"
 	"maps"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
@@ -11,17 +13,32 @@ import (
 )
 
 // Versions the stage evidence prints (SPEC.md "Fingerprint cross-checks").
+// Each pattern has a literal needle: only the lines holding it are handed
+// to the regular expression, so a 50 MiB log costs one bytes.Index scan,
+// not a regexp scan (none of the patterns can match across a newline).
 var (
 	// pnpm's summary line and its update box name the running pnpm.
-	pnpmPrinted = []*regexp.Regexp{
-		regexp.MustCompile(`\busing pnpm v(\d+\.\d+\.\d+[0-9A-Za-z.+-]*)`),
-		regexp.MustCompile(`Update available! (\d+\.\d+\.\d+[0-9A-Za-z.+-]*) →`),
+	pnpmPrinted = []versionPattern{
+		{"using pnpm v", `\busing pnpm v(\d+\.\d+\.\d+[0-9A-Za-z.+-]*)`},
+		{"Update available! ", `Update available! (\d+\.\d+\.\d+[0-9A-Za-z.+-]*) →`},
 	}
 	// dsh's stack traces show its install path in the pnpm store.
-	dshPrinted = []*regexp.Regexp{
-		regexp.MustCompile(`/node_modules/\.pnpm/@deepseek-ai\+dsh@(\d+\.\d+\.\d+[0-9A-Za-z.-]*?)(?:_|/)`),
+	dshPrinted = []versionPattern{
+		{"/node_modules/.pnpm/@deepseek-ai+dsh@", `/node_modules/\.pnpm/@deepseek-ai\+dsh@(\d+\.\d+\.\d+[0-9A-Za-z.-]*?)(?:_|/)`},
 	}
+	// printedRegexps compiles the patterns on first use, not at start-up.
+	printedRegexps = sync.OnceValue(func() map[string]*regexp.Regexp {
+		m := map[string]*regexp.Regexp{}
+		for _, p := range slices.Concat(pnpmPrinted, dshPrinted) {
+			m[p.needle] = regexp.MustCompile(p.expr)
+		}
+		return m
+	})
 )
+
+// versionPattern is a regular expression with one capture (the version)
+// and a literal every match contains.
+type versionPattern struct{ needle, expr string }
 
 // checkFingerprint checks the fingerprint (SPEC.md "What the verifier
 // cross-checks", class 7): exactly the DSHIO/T 21 5.2 fields in order, no
@@ -84,13 +101,26 @@ func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte) 
 }
 
 // printed is every distinct version the patterns find in b.
-func printed(b []byte, res []*regexp.Regexp) []string {
+func printed(b []byte, pats []versionPattern) []string {
 	var out []string
-	for _, re := range res {
-		for _, m := range re.FindAllSubmatch(b, -1) {
-			if v := string(m[1]); !slices.Contains(out, v) {
-				out = append(out, v)
+	for _, p := range pats {
+		re := printedRegexps()[p.needle]
+		for rest := b; ; {
+			i := bytes.Index(rest, []byte(p.needle))
+			if i < 0 {
+				break
 			}
+			start := bytes.LastIndexByte(rest[:i], '\n') + 1
+			end := len(rest)
+			if j := bytes.IndexByte(rest[i:], '\n'); j >= 0 {
+				end = i + j
+			}
+			for _, m := range re.FindAllSubmatch(rest[start:end], -1) {
+				if v := string(m[1]); !slices.Contains(out, v) {
+					out = append(out, v)
+				}
+			}
+			rest = rest[end:]
 		}
 	}
 	return out
