@@ -114,10 +114,10 @@ func isInformationalLine(t string) bool {
 	switch {
 	case strings.HasPrefix(t, "dsh: initialized profile "):
 		return true
-	case nodeWarning.MatchString(t):
+	case strings.HasPrefix(t, "(node:") && nodeWarning.MatchString(t):
 		// An unhandled rejection reported as a warning is an error.
 		return !strings.Contains(t, "UnhandledPromiseRejectionWarning")
-	case nodeTraceHint.MatchString(t):
+	case strings.HasPrefix(t, "(Use `node --trace-") && nodeTraceHint.MatchString(t):
 		return true
 	}
 	return false
@@ -146,8 +146,14 @@ func isFatalLine(line string) bool {
 	return isFatalTrimmed(t)
 }
 
+// mayBeJSError is what every jsErrorLine match contains, checked first
+// because most lines have none of it and a regexp costs far more.
+func mayBeJSError(t string) bool {
+	return strings.IndexByte(t, ':') >= 0 && (strings.Contains(t, "Error") || strings.Contains(t, "Exception"))
+}
+
 func isFatalTrimmed(t string) bool {
-	if jsErrorLine.MatchString(t) || uncaught.MatchString(t) {
+	if mayBeJSError(t) && jsErrorLine.MatchString(t) || strings.HasPrefix(t, "Uncaught") && uncaught.MatchString(t) {
 		return true
 	}
 	lower := strings.ToLower(t)
@@ -162,7 +168,7 @@ func isFatalTrimmed(t string) bool {
 // an error: a fatal line, a pnpm ERR_PNPM_ code, a pnpm/Node error code
 // banner such as "ELIFECYCLE  Command failed…", or an npm "ERR!" line.
 func isErrorLikeTrimmed(t string) bool {
-	return isFatalTrimmed(t) || strings.Contains(t, "ERR_PNPM_") || errorCodeBanner.MatchString(t) ||
+	return isFatalTrimmed(t) || strings.Contains(t, "ERR_PNPM_") || strings.HasPrefix(t, "E") && errorCodeBanner.MatchString(t) ||
 		strings.HasPrefix(t, "ERR!") || strings.Contains(t, " ERR!")
 }
 
