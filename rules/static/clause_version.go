@@ -129,6 +129,17 @@ func check522(s *state) ClauseResult {
 	}
 	bs := s.in.Baseline
 	d := readDeclared(s.pkg)
+	// engines.dsh and the peer ranges are often the same string; each
+	// distinct range is evaluated once.
+	seen := map[string]RangeResult{}
+	admits := func(rng string) RangeResult {
+		r, ok := seen[rng]
+		if !ok {
+			r = AdmitsBaseline(rng, base)
+			seen[rng] = r
+		}
+		return r
+	}
 	switch d.source {
 	case rangeInvalid:
 		return ClauseResult{Status: NonConforming, Observed: "no readable range",
@@ -138,7 +149,7 @@ func check522(s *state) ClauseResult {
 			Message:  "no DSH version range is declared, so every DSH version, the baseline " + bs + " included, is admitted (see 5.2.1)",
 			Warnings: d.problems}
 	case rangeEngines:
-		res := AdmitsBaseline(d.engines, base)
+		res := admits(d.engines)
 		r := ClauseResult{Observed: "engines.dsh " + res.describe(bs)}
 		switch {
 		case res.Err != nil:
@@ -156,7 +167,7 @@ func check522(s *state) ClauseResult {
 		// The peers are not the 5.2.2 criterion once engines.dsh exists,
 		// but dsh also refuses a plugin whose peer ranges exclude it.
 		for _, p := range d.peers {
-			pr := peerResult(p, base)
+			pr := peerResult(p, admits)
 			if pr.Err != nil || !pr.Masterminds || !pr.NPM {
 				r.Warnings = append(r.Warnings, fmt.Sprintf("peerDependencies[%s] %s; dsh refuses a plugin whose peer ranges do not admit the running release", quote(p.name), pr.describe(bs)))
 			}
@@ -166,7 +177,7 @@ func check522(s *state) ClauseResult {
 	// rangePeers: every counted peer range shall admit the baseline.
 	var obs, bad, warns []string
 	for _, p := range d.peers {
-		pr := peerResult(p, base)
+		pr := peerResult(p, admits)
 		where := fmt.Sprintf("peerDependencies[%s]", quote(p.name))
 		obs = append(obs, where+" "+pr.describe(bs))
 		switch {
@@ -188,12 +199,12 @@ func check522(s *state) ClauseResult {
 }
 
 // peerResult evaluates one peer range; a non-string value is a parse error.
-func peerResult(p peerRange, base *semver.Version) RangeResult {
+func peerResult(p peerRange, admits func(string) RangeResult) RangeResult {
 	s, ok := p.value.(string)
 	if !ok {
 		return RangeResult{Range: fmt.Sprint(p.value), Err: fmt.Errorf("the value is %s, expected a semver range string", jsonKind(p.value))}
 	}
-	return AdmitsBaseline(s, base)
+	return admits(s)
 }
 
 // entryField checks one entry-point field: main (a non-empty string) or

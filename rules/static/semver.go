@@ -40,7 +40,7 @@ func AdmitsBaseline(rng string, v *semver.Version) RangeResult {
 		return r
 	}
 	r.Masterminds = c.Check(v)
-	r.NPM = npmAdmits(rng, v)
+	r.NPM = npmAdmits(rng, c, v)
 	return r
 }
 
@@ -49,11 +49,20 @@ func AdmitsBaseline(rng string, v *semver.Version) RangeResult {
 // included, and a prerelease v then passes only when a comparator of that
 // set carries a prerelease with v's major.minor.patch. The comparators'
 // other semantics are Masterminds', not a reimplementation of node-semver.
-func npmAdmits(rng string, v *semver.Version) bool {
-	for _, group := range strings.Split(rng, "||") {
-		gc, err := semver.NewConstraint(strings.TrimSpace(group))
-		if err != nil {
-			continue
+// whole is rng parsed; a range of one comparator set, with no space
+// around it, is that set, so it is not parsed again.
+func npmAdmits(rng string, whole *semver.Constraints, v *semver.Version) bool {
+	groups := strings.Split(rng, "||")
+	for _, group := range groups {
+		var gc *semver.Constraints
+		if len(groups) == 1 && group == strings.TrimSpace(group) {
+			c := *whole // Check only reads it; the copy keeps whole's setting
+			gc = &c
+		} else {
+			var err error
+			if gc, err = semver.NewConstraint(strings.TrimSpace(group)); err != nil {
+				continue
+			}
 		}
 		gc.IncludePrerelease = true
 		if !gc.Check(v) {
