@@ -91,8 +91,12 @@ func Check(in Input) Report {
 	}
 	s := &state{in: in, pkg: pkg}
 	s.perms = readPermissions(pkg)
-	s.exceptionOK, s.exceptionMissing = readmeException(in.README, s.perms.redLine())
-	s.hasPermSection = in.README != nil && len(permissionSections(string(bounded(in.README)))) > 0
+	var sections [][]string
+	if in.README != nil {
+		sections = permissionSections(string(bounded(in.README)))
+	}
+	s.exceptionOK, s.exceptionMissing = readmeException(in.README, sections, s.perms.redLine())
+	s.hasPermSection = len(sections) > 0
 
 	rep := Report{Clauses: make([]ClauseResult, 0, len(checklist))}
 	conforming := true

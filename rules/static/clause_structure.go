@@ -138,6 +138,9 @@ func findReservedIndicator(src []byte, line int) (l, col int, ch string, ok bool
 		if line > 0 && i+1 != line {
 			continue
 		}
+		if !strings.ContainsAny(text, "@`") {
+			continue // the regexp needs one; most lines have neither
+		}
 		m := reservedIndicatorRE.FindStringSubmatchIndex(text)
 		if m == nil {
 			continue

@@ -53,17 +53,15 @@ var exceptionLabel = map[string]string{
 }
 
 // readmeException reports whether the README registers an exception for
-// the red-line partners given, and otherwise what is missing.
-func readmeException(readme []byte, partners []string) (ok bool, missing []string) {
+// the red-line partners given, and otherwise what is missing. sections
+// are the README's permission sections (permissionSections of its first
+// MaxREADMEBytes).
+func readmeException(readme []byte, sections [][]string, partners []string) (ok bool, missing []string) {
 	need := append([]string{PermNetwork}, partners...)
 	need = append(need, "data flow")
 	if readme == nil {
 		return false, []string{"there is no README"}
 	}
-	if len(readme) > MaxREADMEBytes {
-		readme = readme[:MaxREADMEBytes]
-	}
-	sections := permissionSections(string(readme))
 	if len(sections) == 0 {
 		return false, []string{"the README has no \"Permissions\" heading"}
 	}
@@ -108,12 +106,16 @@ func statesDirection(t string) bool {
 // permissionSections returns the lines of each "Permissions" section, with
 // fenced code blocks and HTML comments removed.
 func permissionSections(md string) [][]string {
-	md = commentRE.ReplaceAllString(strings.ReplaceAll(md, "\r\n", "\n"), "")
+	md = strings.ReplaceAll(md, "\r\n", "\n")
+	if strings.Contains(md, "<!--") {
+		md = commentRE.ReplaceAllString(md, "")
+	}
 	var secs [][]string
 	var cur []string
 	level, in, fence := 0, false, ""
 	for _, line := range strings.Split(md, "\n") {
-		if m := fenceRE.FindStringSubmatch(line); m != nil {
+		// The literal checks skip the regexps on lines they cannot match.
+		if m := findIf(strings.Contains(line, "```") || strings.Contains(line, "~~~"), fenceRE, line); m != nil {
 			switch {
 			case fence == "":
 				fence = m[1]
@@ -125,7 +127,7 @@ func permissionSections(md string) [][]string {
 		if fence != "" {
 			continue
 		}
-		if m := headingRE.FindStringSubmatch(line); m != nil {
+		if m := findIf(strings.IndexByte(line, '#') >= 0, headingRE, line); m != nil {
 			l := len(m[1])
 			if in && l <= level {
 				secs = append(secs, cur)
@@ -144,6 +146,15 @@ func permissionSections(md string) [][]string {
 		secs = append(secs, cur)
 	}
 	return secs
+}
+
+// findIf is re.FindStringSubmatch(s) when may is true, else nil: may is a
+// literal check that is true of every string re matches.
+func findIf(may bool, re *regexp.Regexp, s string) []string {
+	if !may {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
 }
 
 // exceptionItems extracts the labelled items of one section: what each
