@@ -115,7 +115,7 @@ func permissionSections(md string) [][]string {
 	level, in, fence := 0, false, ""
 	for _, line := range strings.Split(md, "\n") {
 		// The literal checks skip the regexps on lines they cannot match.
-		if m := findIf(strings.Contains(line, "```") || strings.Contains(line, "~~~"), fenceRE, line); m != nil {
+		if m := findIf(afterIndent(line, "```") || afterIndent(line, "~~~"), fenceRE, line); m != nil {
 			switch {
 			case fence == "":
 				fence = m[1]
@@ -127,7 +127,7 @@ func permissionSections(md string) [][]string {
 		if fence != "" {
 			continue
 		}
-		if m := findIf(strings.IndexByte(line, '#') >= 0, headingRE, line); m != nil {
+		if m := findIf(afterIndent(line, "#"), headingRE, line); m != nil {
 			l := len(m[1])
 			if in && l <= level {
 				secs = append(secs, cur)
@@ -146,6 +146,16 @@ func permissionSections(md string) [][]string {
 		secs = append(secs, cur)
 	}
 	return secs
+}
+
+// afterIndent reports whether prefix follows at most three spaces at the
+// start of line: the start of every heading and fence line (CommonMark's
+// indentation), so a line without it is not given to the regexp.
+func afterIndent(line, prefix string) bool {
+	for i := 0; i < 3 && strings.HasPrefix(line, " "); i++ {
+		line = line[1:]
+	}
+	return strings.HasPrefix(line, prefix)
 }
 
 // findIf is re.FindStringSubmatch(s) when may is true, else nil: may is a
@@ -175,13 +185,13 @@ func exceptionItems(lines []string) map[string]string {
 	}
 	for _, raw := range lines {
 		line := unemphasis.Replace(raw)
-		if m := itemRE.FindStringSubmatch(line); m != nil {
+		if m := findIf(strings.IndexByte(line, ':') >= 0, itemRE, line); m != nil {
 			flush()
 			key = exceptionLabel[strings.ToLower(m[1])]
 			text = []string{m[2]}
 			continue
 		}
-		if strings.TrimSpace(line) == "" || headingRE.MatchString(line) || listStartRE.MatchString(line) {
+		if strings.TrimSpace(line) == "" || afterIndent(line, "#") && headingRE.MatchString(line) || listStartRE.MatchString(line) {
 			flush()
 			continue
 		}
