@@ -55,19 +55,47 @@ func cleanLine(l []byte) string {
 	if printableASCII(l) {
 		return string(l) // nothing to clean
 	}
-	s := strings.ToValidUTF8(string(l), "\uFFFD")
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansiEscape.ReplaceAllString(s, "")
+	if bytes.IndexByte(l, 0x1b) < 0 {
+		return cleanRunes(l)
 	}
-	return strings.Map(func(r rune) rune {
-		if r == '\t' {
-			return ' '
+	s := strings.ToValidUTF8(string(l), "\uFFFD")
+	s = ansiEscape.ReplaceAllString(s, "")
+	return strings.Map(cleanRune, s)
+}
+
+// cleanRune turns a tab into a space and drops other control characters.
+func cleanRune(r rune) rune {
+	if r == '\t' {
+		return ' '
+	}
+	if unicode.IsControl(r) {
+		return -1
+	}
+	return r
+}
+
+// cleanRunes is strings.Map(cleanRune, strings.ToValidUTF8(string(l),
+// "\uFFFD")) in one pass: each run of invalid bytes becomes one U+FFFD.
+func cleanRunes(l []byte) string {
+	var b strings.Builder
+	b.Grow(len(l))
+	invalid := false
+	for len(l) > 0 {
+		r, n := utf8.DecodeRune(l)
+		l = l[n:]
+		if r == utf8.RuneError && n == 1 {
+			if !invalid {
+				b.WriteRune(utf8.RuneError)
+			}
+			invalid = true
+			continue
 		}
-		if unicode.IsControl(r) {
-			return -1
+		invalid = false
+		if r = cleanRune(r); r >= 0 {
+			b.WriteRune(r)
 		}
-		return r
-	}, s)
+	}
+	return b.String()
 }
 
 // printableASCII reports whether every byte of l is in ' '…'~'.
@@ -155,6 +183,11 @@ func mayBeJSError(t string) bool {
 func isFatalTrimmed(t string) bool {
 	if mayBeJSError(t) && jsErrorLine.MatchString(t) || strings.HasPrefix(t, "Uncaught") && uncaught.MatchString(t) {
 		return true
+	}
+	// Every fatal pattern holds a colon, which lowering neither makes nor
+	// removes: a line without one is not lowered.
+	if strings.IndexByte(t, ':') < 0 {
+		return strings.Contains(t, "skipping profile bundle")
 	}
 	lower := strings.ToLower(t)
 	if strings.HasPrefix(lower, "fatal:") || strings.HasPrefix(lower, "fatal error:") ||
