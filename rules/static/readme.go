@@ -127,13 +127,12 @@ func permissionSections(md string) [][]string {
 		if fence != "" {
 			continue
 		}
-		if m := findIf(afterIndent(line, "#"), headingRE, line); m != nil {
-			l := len(m[1])
+		if l, text, ok := atxHeading(line); ok {
 			if in && l <= level {
 				secs = append(secs, cur)
 				in, cur = false, nil
 			}
-			if !in && strings.HasPrefix(strings.ToLower(strings.TrimSpace(m[2])), "permissions") {
+			if !in && strings.HasPrefix(strings.ToLower(strings.TrimSpace(text)), "permissions") {
 				in, level, cur = true, l, nil
 				continue
 			}
@@ -146,6 +145,54 @@ func permissionSections(md string) [][]string {
 		secs = append(secs, cur)
 	}
 	return secs
+}
+
+// atxHeading is headingRE.FindStringSubmatch(line) without the regexp,
+// whose lazy group made it cost time quadratic in a long heading line: ok
+// when it matches, the number of #s taken (at most 6) and the text before
+// any closing #s. The regexp takes as many leading spaces (at most 3) and
+// #s (at most 6) as it can, then all the blanks, then the shortest text
+// leaving only blanks, #s and blanks; the code does the same.
+func atxHeading(line string) (level int, text string, ok bool) {
+	if strings.IndexByte(line, '\n') >= 0 { // the regexp's . stops there
+		if m := headingRE.FindStringSubmatch(line); m != nil {
+			return len(m[1]), m[2], true
+		}
+		return 0, "", false
+	}
+	i := 0
+	for i < 3 && i < len(line) && line[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(line) && line[j] == '#' {
+		j++
+	}
+	run, rest := j-i, line[j:]
+	switch {
+	case run == 0:
+		return 0, "", false
+	case run > 6:
+		// Six #s, the others closing ones: only blanks may follow.
+		if strings.Trim(rest, " \t") != "" {
+			return 0, "", false
+		}
+		return 6, "", true
+	case rest == "":
+		return run, "", true
+	case rest[0] != ' ' && rest[0] != '\t':
+		return 0, "", false
+	}
+	t := strings.TrimLeft(rest, " \t")
+	t = strings.TrimRight(t, " \t")
+	t = strings.TrimRight(t, "#")
+	return run, strings.TrimRight(t, " \t"), true
+}
+
+// isHeading reports whether headingRE matches line.
+func isHeading(line string) bool {
+	_, _, ok := atxHeading(line)
+	return ok
 }
 
 // afterIndent reports whether prefix follows at most three spaces at the
@@ -191,7 +238,7 @@ func exceptionItems(lines []string) map[string]string {
 			text = []string{m[2]}
 			continue
 		}
-		if strings.TrimSpace(line) == "" || afterIndent(line, "#") && headingRE.MatchString(line) || listStartRE.MatchString(line) {
+		if strings.TrimSpace(line) == "" || isHeading(line) || listStartRE.MatchString(line) {
 			flush()
 			continue
 		}
