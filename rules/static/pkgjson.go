@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -181,11 +182,17 @@ const maxQuoted = 120
 
 // quote renders untrusted text with %q, truncated to maxQuoted runes.
 func quote(s string) string {
-	if utf8.RuneCountInString(s) <= maxQuoted {
-		return fmt.Sprintf("%q", s)
+	n := utf8.RuneCountInString(s)
+	if n <= maxQuoted {
+		return strconv.Quote(s)
 	}
-	r := []rune(s)
-	return fmt.Sprintf("%q…(%d more characters)", string(r[:maxQuoted]), len(r)-maxQuoted)
+	cut := 0
+	for range maxQuoted {
+		_, w := utf8.DecodeRuneInString(s[cut:])
+		cut += w
+	}
+	// Through []rune, as before: each invalid byte becomes U+FFFD.
+	return strconv.Quote(string([]rune(s[:cut]))) + "…(" + strconv.Itoa(n-maxQuoted) + " more characters)"
 }
 
 // maxListed bounds how many offenders a message names one by one.

@@ -1,11 +1,13 @@
 package static
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The literal checks in front of the README and patch regexps only skip
@@ -61,6 +63,28 @@ func TestATXHeadingIsTheRegexp(t *testing.T) {
 		m := headingRE.FindStringSubmatch(l)
 		if ok != (m != nil) || ok && (level != len(m[1]) || text != m[2]) {
 			t.Fatalf("atxHeading(%q) = %d, %q, %v; the regexp gives %q", l, level, text, ok, m)
+		}
+	}
+}
+
+// quote gives what fmt's %q of the first maxQuoted runes gave.
+func TestQuoteIsTheSprintf(t *testing.T) {
+	ref := func(s string) string {
+		if utf8.RuneCountInString(s) <= maxQuoted {
+			return fmt.Sprintf("%q", s)
+		}
+		r := []rune(s)
+		return fmt.Sprintf("%q…(%d more characters)", string(r[:maxQuoted]), len(r)-maxQuoted)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []string{"a", "\"", "\\xff", "é", "\\n", "\\x00", "€", "\\xe2\\x82"}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(2 * maxQuoted) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		if got, want := quote(b.String()), ref(b.String()); got != want {
+			t.Fatalf("quote(%q) = %s, want %s", b.String(), got, want)
 		}
 	}
 }
