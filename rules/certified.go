@@ -1,15 +1,16 @@
 package rules
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // certifiedWord matches the word after folding (FoldConfusables).
-var certifiedWord = regexp.MustCompile(`\bcertified\b`)
+var certifiedWord = lazyregexp.New(`\bcertified\b`)
 
 // confusables maps letters that look like the Latin letters of
 // "certified" to them: Cyrillic and Greek homoglyphs NFKC leaves alone.

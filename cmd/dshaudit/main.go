@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	_ "github.com/dshaudit/dshaudit/internal/gcstart"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 )
 

@@ -26,9 +26,9 @@ type benchCase struct {
 
 var benchCases = []benchCase{
 	{"t1log-1MiB", rules.T1, 1 << 20},
-	{"t1log-50MiB", rules.T1, 50 << 20},
+	{"t1log-60MiB", rules.T1, 60 << 20}, // near the default MaxTotal (64 MiB)
 	{"t3dump-1MiB", rules.T3, 1 << 20},
-	{"t3dump-50MiB", rules.T3, 50 << 20},
+	{"t3dump-60MiB", rules.T3, 60 << 20},
 }
 
 // writeBench writes pass.dshaudit.tar.zst (the runner's two-repetition
