@@ -7,13 +7,17 @@
 //
 // Its init raises the GC percentage to StartupPercent and sets a soft
 // memory limit of MemoryLimit bytes, unless GOGC or GOMEMLIMIT are set in
-// the environment, which always win. Go initialises the packages that are
+// the environment, which always win. main keeps that for verify, whose
+// memory the reader limits bound, and calls Restore for every other
+// command, whose memory (a large report page, a long batch) is not bounded
+// by that limit. Go initialises the packages that are
 // ready in import-path order, so this package, which depends only on
 // runtime/debug and os, runs before most of the tree; main imports it for
 // that side effect.
 package gcstart
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 )
@@ -39,4 +43,15 @@ func init() {
 	debug.SetGCPercent(StartupPercent)
 	debug.SetMemoryLimit(MemoryLimit)
 	Tuned = true
+}
+
+// Restore returns the collector to Go's defaults (GOGC=100, no memory
+// limit) if init changed it.
+func Restore() {
+	if !Tuned {
+		return
+	}
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(math.MaxInt64)
+	Tuned = false
 }
