@@ -119,6 +119,9 @@ func runBench(ctx context.Context, evidenceDir, out, dir string) error {
 	if err != nil {
 		return err
 	}
-	g := &gen{ctx: ctx, evidence: evidenceDir, out: out, signer: signer}
+	g, err := newGen(ctx, evidenceDir, out, signer, nil)
+	if err != nil {
+		return err
+	}
 	return g.writeBench(dir)
 }
