@@ -6,7 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // Formats of the signature (SPEC.md "Signature", "Format").
@@ -71,7 +72,7 @@ type subject struct {
 	Digest map[string]string `json:"digest"`
 }
 
-var verdictRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+var verdictRE = lazyregexp.New(`^[a-z][a-z0-9_]{0,63}$`)
 
 // validate checks the predicate's fields are present and bounded.
 func (p Predicate) validate() error {

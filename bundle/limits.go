@@ -13,10 +13,13 @@ const (
 	// T0–T4 with the maximum repeat writes a few dozen files.
 	DefaultMaxEntries = 10_000
 	// DefaultMaxEntrySize bounds one entry: a stage's full stdout, the
-	// full --dump-config output or a README.
-	DefaultMaxEntrySize = 64 << 20
-	// DefaultMaxTotal bounds the sum of all entry sizes.
-	DefaultMaxTotal = 512 << 20
+	// full --dump-config output or a README. It is twice the engine's
+	// per-stream capture limit, the most a merged record can hold.
+	DefaultMaxEntrySize = 16 << 20
+	// DefaultMaxTotal bounds the sum of all entry sizes, which a reader
+	// holds in memory: with it, verify stays within 128 MiB of peak RSS
+	// (SPEC.md "Reader limits and refusals"; issue 11).
+	DefaultMaxTotal = 64 << 20
 	// DefaultMaxCompressed bounds the compressed input read into memory.
 	DefaultMaxCompressed = 512 << 20
 	// DefaultMaxWindow is the largest zstd window accepted. It equals the

@@ -92,37 +92,27 @@ func DecodeManifest(raw []byte) (*Manifest, error) {
 	if len(raw) > MaxManifestSize {
 		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrManifestTooLarge, len(raw), MaxManifestSize)
 	}
-	// Media type and version first, leniently, so a manifest of another
-	// kind or a later version is named as such rather than failing on its
-	// first unknown field.
-	var probe struct {
-		MediaType     *string          `json:"media_type"`
-		SchemaVersion *json.RawMessage `json:"schema_version"`
-	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrManifestInvalid, err)
-	}
-	if probe.MediaType == nil {
-		return nil, fmt.Errorf("%w: no media_type", ErrManifestMediaType)
-	}
-	if *probe.MediaType != ManifestMediaType {
-		return nil, fmt.Errorf("%w: %q, want %q", ErrManifestMediaType, *probe.MediaType, ManifestMediaType)
-	}
-	if probe.SchemaVersion == nil {
-		return nil, fmt.Errorf("%w: no schema_version", ErrManifestSchema)
-	}
-	if v := string(*probe.SchemaVersion); v != fmt.Sprint(SchemaVersion) {
-		return nil, fmt.Errorf("%w: %q, want %d", ErrManifestSchema, v, SchemaVersion)
-	}
-
+	// The strict decode first; only when it fails, or the header is not
+	// this version's, is the header read again leniently, so that a
+	// manifest of another kind or a later version is named as such rather
+	// than by its first unknown field.
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var m Manifest
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrManifestInvalid, err)
+	err := dec.Decode(&m)
+	if err == nil {
+		if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
+			err = errTrailingValue
+		}
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: more than one JSON value", ErrManifestInvalid)
+	if err != nil || m.MediaType != ManifestMediaType || m.SchemaVersion != SchemaVersion {
+		if herr := checkRawHeader(raw); herr != nil {
+			return nil, herr
+		}
+		if err == errTrailingValue {
+			return nil, fmt.Errorf("%w: more than one JSON value", ErrManifestInvalid)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrManifestInvalid, err)
 	}
 	if err := ValidateManifest(&m); err != nil {
 		return nil, err
@@ -138,6 +128,34 @@ func DecodeManifest(raw []byte) (*Manifest, error) {
 		return nil, fmt.Errorf("%w: %s", ErrManifestNotCanonical, firstDifference(raw, again))
 	}
 	return &m, nil
+}
+
+// errTrailingValue marks JSON after the manifest's one value.
+var errTrailingValue = errors.New("more than one JSON value")
+
+// checkRawHeader reads media_type and schema_version leniently and
+// refuses a manifest of another kind or version, or without either.
+func checkRawHeader(raw []byte) error {
+	var probe struct {
+		MediaType     *string          `json:"media_type"`
+		SchemaVersion *json.RawMessage `json:"schema_version"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return fmt.Errorf("%w: %w", ErrManifestInvalid, err)
+	}
+	if probe.MediaType == nil {
+		return fmt.Errorf("%w: no media_type", ErrManifestMediaType)
+	}
+	if *probe.MediaType != ManifestMediaType {
+		return fmt.Errorf("%w: %q, want %q", ErrManifestMediaType, *probe.MediaType, ManifestMediaType)
+	}
+	if probe.SchemaVersion == nil {
+		return fmt.Errorf("%w: no schema_version", ErrManifestSchema)
+	}
+	if v := string(*probe.SchemaVersion); v != fmt.Sprint(SchemaVersion) {
+		return fmt.Errorf("%w: %q, want %d", ErrManifestSchema, v, SchemaVersion)
+	}
+	return nil
 }
 
 // checkHeader checks media_type and schema_version of a manifest about to

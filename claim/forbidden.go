@@ -1,9 +1,9 @@
 package claim
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -13,27 +13,27 @@ var (
 	// DSHIO/T 10 8.2: no certified state exists while v1.0 is in force.
 	// The word itself is rules.ClaimsCertified's (confusables folded);
 	// this is the other spelling of the claim.
-	certificationRE = regexp.MustCompile(`(?i)\bcertification\s*:\s*(pass|passed|yes|granted|✅)`)
+	certificationRE = lazyregexp.New(`(?i)\bcertification\s*:\s*(pass|passed|yes|granted|✅)`)
 	// packageLineRE finds the package a declaration names, whose name is
 	// exempt from the certified-word check.
-	packageLineRE = regexp.MustCompile(`(?i)^\s*[-*]?\s*\**package\**\s*:\s*\**\s*` + "`?" + `((?:@[a-z0-9._~-]+/)?[a-z0-9._~-]+)@`)
+	packageLineRE = lazyregexp.New(`(?i)^\s*[-*]?\s*\**package\**\s*:\s*\**\s*` + "`?" + `((?:@[a-z0-9._~-]+/)?[a-z0-9._~-]+)@`)
 	// A line is about DSHIO when it names it or the conformance subject.
-	dshioRE = regexp.MustCompile(`(?i)\bDSHIO\b|\bconform|\bcompli|\bdsh\b`)
+	dshioRE = lazyregexp.New(`(?i)\bDSHIO\b|\bconform|\bcompli|\bdsh\b`)
 	// The denials our own declaration prints are not claims.
-	denialRE = regexp.MustCompile(`(?i)\bnot\s+(a\s+basis\s+for|usable\s+for|be\s+used\s+as\s+a\s+basis\s+for)\s+certification|\bno\s+certified\s+state|\bnot\s+certified\b|\bcertified\s+state\s+does\s+not\s+exist`)
+	denialRE = lazyregexp.New(`(?i)\bnot\s+(a\s+basis\s+for|usable\s+for|be\s+used\s+as\s+a\s+basis\s+for)\s+certification|\bno\s+certified\s+state|\bnot\s+certified\b|\bcertified\s+state\s+does\s+not\s+exist`)
 	// The T5 notice of DSHIO/T 10, 20 and 21: any report claiming a T5
 	// run is void.
-	t5RE = regexp.MustCompile(`(?i)\bT5\b[^.]*\b(pass|passed|ok|conform\w*|verified|result|tested|✅)|\btool[\s-]+invocation\b[^.]*\b(pass|passed|verified|✅)`)
+	t5RE = lazyregexp.New(`(?i)\bT5\b[^.]*\b(pass|passed|ok|conform\w*|verified|result|tested|✅)|\btool[\s-]+invocation\b[^.]*\b(pass|passed|verified|✅)`)
 	// DSHIO/T 10 8.1: a conformance claim without standard number,
 	// version, scope and environment.
-	bareClaimRE = regexp.MustCompile(`(?i)\b(conforms?|conformant|conformity|compliant|complies)\b[^.]*\bDSHIO\b|\bDSHIO[\s-]+(compliant|conformant|approved)\b`)
+	bareClaimRE = lazyregexp.New(`(?i)\b(conforms?|conformant|conformity|compliant|complies)\b[^.]*\bDSHIO\b|\bDSHIO[\s-]+(compliant|conformant|approved)\b`)
 	// A declaration that Parse could not read.
-	malformedRE = regexp.MustCompile(`(?i)\bconforms?\s+to\s+DSHIO/T`)
+	malformedRE = lazyregexp.New(`(?i)\bconforms?\s+to\s+DSHIO/T`)
 	// DSHIO/T 10 8.3: retired or number-less citation forms.
-	retiredRE    = regexp.MustCompile(`\bDSHIO-DEV\b`)
-	numberlessRE = regexp.MustCompile(`(?i)\bDSHIO\s+(plugin\s+)?standard\s+clause\b|\bDSHIO\s+clause\s+\d`)
+	retiredRE    = lazyregexp.New(`\bDSHIO-DEV\b`)
+	numberlessRE = lazyregexp.New(`(?i)\bDSHIO\s+(plugin\s+)?standard\s+clause\b|\bDSHIO\s+clause\s+\d`)
 	// DSHIO/T 21 5.1.1: a version range instead of an exact dsh version.
-	dshRangeRE = regexp.MustCompile(`(?i)\bdsh\s*(=|version\s*:?)?\s*(\^|~|>=?|<=?|\d+\.\d+\.x\b|\d+\.x\b|\d+\.\d+\s+series\b|the\s+\d+\.\d+(\.\d+)?\s+series\b)`)
+	dshRangeRE = lazyregexp.New(`(?i)\bdsh\s*(=|version\s*:?)?\s*(\^|~|>=?|<=?|\d+\.\d+\.x\b|\d+\.x\b|\d+\.\d+\s+series\b|the\s+\d+\.\d+(\.\d+)?\s+series\b)`)
 )
 
 // forbidden reports what the standards forbid in text, line by line.

@@ -1,8 +1,9 @@
 package claim
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // Declaration is one parsed DSHIO/T 10 8.1 declaration of conformity.
@@ -42,16 +43,16 @@ const (
 const windowLines = 12
 
 var (
-	conformsRE  = regexp.MustCompile(`(?i)conforms\s+to\s+(DSHIO/T\s*10)\s*(?:—|–|-{1,2})\s*(\d{4})\s*\(\s*baseline\s+(?:DSH\s+)?([^,\s)]+)\s*,\s*(static\s*\+\s*dynamic(?:\s+layers?)?|static\s+layer\s+only|static\s+only)\s*\)`)
-	testedRE    = regexp.MustCompile(`(?i)^tested\s*:\s*(\S+)`)
-	fpRE        = regexp.MustCompile(`(?i)^environment\s+fingerprint\s*:\s*(\S+)`)
-	packageRE   = regexp.MustCompile(`(?i)^package\s*:\s*(\S+)`)
-	bundleRE    = regexp.MustCompile(`(?i)^evidence\s+bundle\s*:\s*(\S+)`)
-	deviationRE = regexp.MustCompile(`(?i)^condition\s+deviation\s*:\s*(.+)$`)
-	headingRE   = regexp.MustCompile(`^#{1,6}\s`)
+	conformsRE  = lazyregexp.New(`(?i)conforms\s+to\s+(DSHIO/T\s*10)\s*(?:—|–|-{1,2})\s*(\d{4})\s*\(\s*baseline\s+(?:DSH\s+)?([^,\s)]+)\s*,\s*(static\s*\+\s*dynamic(?:\s+layers?)?|static\s+layer\s+only|static\s+only)\s*\)`)
+	testedRE    = lazyregexp.New(`(?i)^tested\s*:\s*(\S+)`)
+	fpRE        = lazyregexp.New(`(?i)^environment\s+fingerprint\s*:\s*(\S+)`)
+	packageRE   = lazyregexp.New(`(?i)^package\s*:\s*(\S+)`)
+	bundleRE    = lazyregexp.New(`(?i)^evidence\s+bundle\s*:\s*(\S+)`)
+	deviationRE = lazyregexp.New(`(?i)^condition\s+deviation\s*:\s*(.+)$`)
+	headingRE   = lazyregexp.New(`^#{1,6}\s`)
 	// markup is stripped before matching: emphasis, code spans, HTML line
 	// breaks and tags.
-	markupRE = regexp.MustCompile("\\*\\*|__|`|<br\\s*/?>|</?[a-zA-Z][^>]*>")
+	markupRE = lazyregexp.New("\\*\\*|__|`|<br\\s*/?>|</?[a-zA-Z][^>]*>")
 )
 
 // normalise strips the Markdown around a line of text: block quotes,

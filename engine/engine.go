@@ -100,8 +100,10 @@ func DefaultLimits() Limits {
 
 // DefaultOutputLimit bounds each captured stream. Beyond it the head is
 // kept and the stream is marked truncated; the command keeps running and its
-// further output is read and discarded.
-const DefaultOutputLimit = 64 << 20
+// further output is read and discarded. Real stage output is a few KiB (a
+// T3 dump about 16 KiB); the runner lowers the limit further so that a
+// whole run fits a bundle reader's default limits (runner.OutputLimit).
+const DefaultOutputLimit = 8 << 20
 
 // CACertPath is where RunSpec.CACert is mounted inside the container, and
 // the value NODE_EXTRA_CA_CERTS is given.

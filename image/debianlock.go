@@ -10,10 +10,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // DESIGN.md "Debian package lock".
@@ -63,10 +64,10 @@ type Lock struct {
 }
 
 var (
-	debNameRE    = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
-	debVersionRE = regexp.MustCompile(`^[A-Za-z0-9.+~:-]+$`)
-	sha256HexRE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	poolPathRE   = regexp.MustCompile(`^pool/[A-Za-z0-9._+~/-]+\.deb$`)
+	debNameRE    = lazyregexp.New(`^[a-z0-9][a-z0-9+.-]+$`)
+	debVersionRE = lazyregexp.New(`^[A-Za-z0-9.+~:-]+$`)
+	sha256HexRE  = lazyregexp.New(`^[0-9a-f]{64}$`)
+	poolPathRE   = lazyregexp.New(`^pool/[A-Za-z0-9._+~/-]+\.deb$`)
 )
 
 // Validate checks the lock is complete and well-formed: every field set,

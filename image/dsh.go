@@ -13,12 +13,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // DESIGN.md "Sandbox image", dsh install and its normalisations.
@@ -46,8 +47,8 @@ const fixedStoreDir = "/var/cache/pnpm-store/v3"
 const fixedPrunedAt = "Thu, 01 Jan 1970 00:00:00 GMT"
 
 var (
-	prunedAtRE = regexp.MustCompile(`(?m)^prunedAt: .*$`)
-	storeDirRE = regexp.MustCompile(`(?m)^storeDir: .*$`)
+	prunedAtRE = lazyregexp.New(`(?m)^prunedAt: .*$`)
+	storeDirRE = lazyregexp.New(`(?m)^storeDir: .*$`)
 )
 
 // DshInstallRequest is one dsh install into a staging root.

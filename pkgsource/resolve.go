@@ -2,12 +2,13 @@ package pkgsource
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // Resolution is how a selector became one exact version (DSHIO/T 10 7.2:
@@ -122,7 +123,7 @@ func parseRange(rng string) ([]string, error) {
 }
 
 // preTokenRe finds the versions with a prerelease written in a range.
-var preTokenRe = regexp.MustCompile(`v?(\d+)\.(\d+)\.(\d+)-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)`)
+var preTokenRe = lazyregexp.New(`v?(\d+)\.(\d+)\.(\d+)-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)`)
 
 // satisfiesNPM reports whether v satisfies rng under npm's rule:
 // Masterminds decides the comparison of each ||-set with prereleases
@@ -210,7 +211,7 @@ func availableSummary(distTags map[string]string, versions []string) string {
 
 // printableRe with a length check of at most 64: a counted repetition
 // would make the regexp cost a millisecond to compile at every start.
-var printableRe = regexp.MustCompile(`^[A-Za-z0-9._+-]+$`)
+var printableRe = lazyregexp.New(`^[A-Za-z0-9._+-]+$`)
 
 // printable returns registry-supplied text as is when it is a plain
 // version or tag, quoted and shortened otherwise.

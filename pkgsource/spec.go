@@ -3,10 +3,11 @@ package pkgsource
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // SourceKind says where a package comes from. Its values are the
@@ -78,17 +79,17 @@ const maxSpecLen = 1024
 var (
 	// npm name characters that need no URL escaping (legacy names with
 	// capitals are still readable; new ones are lower case).
-	namePartRe = regexp.MustCompile(`^[A-Za-z0-9~-][A-Za-z0-9._~-]*$`)
+	namePartRe = lazyregexp.New(`^[A-Za-z0-9~-][A-Za-z0-9._~-]*$`)
 	// A dist-tag: npm refuses tags that are valid ranges and tags that
 	// need URL encoding.
-	tagRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	tagRe = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	// GitHub owner and repository names, with their length limits
 	// checked apart (counted repetitions are slow to compile at start).
-	ghOwnerRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
-	ghRepoRe  = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-	ghRefRe   = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+	ghOwnerRe = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
+	ghRepoRe  = lazyregexp.New(`^[A-Za-z0-9._-]+$`)
+	ghRefRe   = lazyregexp.New(`^[A-Za-z0-9._/-]+$`)
 	// npm-package-arg's test for a tarball file name.
-	tarballNameRe = regexp.MustCompile(`(?i)\.(?:tgz|tar\.gz|tar)$`)
+	tarballNameRe = lazyregexp.New(`(?i)\.(?:tgz|tar\.gz|tar)$`)
 )
 
 // ParseSpec parses a PACKAGE-SPEC: an npm name with an optional

@@ -20,8 +20,12 @@ func largeBundle(b testing.TB, n int) []byte {
 		for i := range n {
 			fmt.Fprintf(&pad, "[dsh] loading module %d of the plugin tree, nothing to report here\n", i)
 		}
-		path := m.Repetitions[0].Stages[3].Evidence[assemble.RoleMerged]
-		files[path] = append(pad.Bytes(), files[path]...)
+		// The same lines first in stdout and in merged, so that merged
+		// is still an interleaving of the two streams.
+		for _, role := range []string{assemble.RoleMerged, assemble.RoleStdout} {
+			path := m.Repetitions[0].Stages[3].Evidence[role]
+			files[path] = append(append([]byte{}, pad.Bytes()...), files[path]...)
+		}
 	})
 }
 

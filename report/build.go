@@ -46,7 +46,9 @@ var ErrReplay = errors.New("not a dshaudit replay result")
 // not a replay result (ErrReplay), or ctx ends; a bundle that fails
 // verification gives a page that says so.
 func Build(ctx context.Context, in Input) (*Page, error) {
-	rep, err := verify.Verify(ctx, in.Name, bytes.NewReader(in.Raw), in.Verify)
+	opts := in.Verify
+	opts.KeepEvidence = true // the page shows what verify read and derived
+	rep, err := verify.Verify(ctx, in.Name, bytes.NewReader(in.Raw), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +64,11 @@ func Build(ctx context.Context, in Input) (*Page, error) {
 		r := claim.Check(string(in.Claim.Text), claim.FactsFromReport(rep), in.Claim.Package)
 		p.Claim = &ClaimView{Name: in.Claim.Name, Result: r, Lines: claimLines(string(in.Claim.Text), r)}
 	}
+	if ev := rep.Evidence; ev != nil {
+		body(p, rep, ev.Manifest, ev.Archive, ev.Derived, in.Layout.withDefaults())
+		return p, nil
+	}
+	// Verify stopped before deriving: say what could not be read.
 	lim := in.Verify.Limits
 	if lim == (bundle.Limits{}) {
 		lim = bundle.DefaultLimits()
@@ -71,12 +78,7 @@ func Build(ctx context.Context, in Input) (*Page, error) {
 		p.Notes = append(p.Notes, "the archive could not be read safely: nothing from inside it is shown")
 		return p, nil
 	}
-	m, err := bundle.DecodeManifest(arc.RawManifest)
-	if err != nil {
-		p.Notes = append(p.Notes, "the manifest could not be decoded: nothing from inside the bundle is shown")
-		return p, nil
-	}
-	body(p, rep, m, arc, in.Layout.withDefaults(), in.Verify.RuleLimits)
+	p.Notes = append(p.Notes, "the manifest could not be decoded: nothing from inside the bundle is shown")
 	return p, nil
 }
 
@@ -112,7 +114,7 @@ func header(rep *verify.Report) *Page {
 
 // body fills what needs the archive: recorded facts, the re-derived T0
 // table and stage outcomes, and the evidence files whose digests match.
-func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, lay Layout, lim rules.Limits) {
+func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, d assemble.Derived, lay Layout) {
 	untrusted := map[string]bool{}
 	for _, f := range bundle.CompareFiles(m, arc) {
 		untrusted[f.Path] = true
@@ -123,7 +125,6 @@ func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, 
 			trusted[f.Path] = b
 		}
 	}
-	d, _ := assemble.Derive(m, trusted, lim)
 	prov := Recorded
 	if !rep.OK() {
 		prov = Unverified

@@ -12,35 +12,18 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/vectortest"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
 const vectorsDir = "../testdata/vectors"
 
-type vector struct {
-	Name, File, Status, Verdict string
-	Classes                     []string
-}
+type vector = vectortest.Vector
 
-// loadVectors reads testdata/vectors/vectors.json and the signer's key.
+// loadVectors reads the shared test vectors (internal/vectortest).
 func loadVectors(t testing.TB) ([]vector, attest.Policy) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(vectorsDir, "vectors.json"))
-	if err != nil {
-		t.Fatalf("test vectors missing (run go generate ./verify/): %v", err)
-	}
-	var idx struct {
-		Key     string
-		Vectors []vector
-	}
-	if err := json.Unmarshal(raw, &idx); err != nil {
-		t.Fatal(err)
-	}
-	key, err := attest.LoadPublicKey(filepath.Join(vectorsDir, idx.Key))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return idx.Vectors, attest.Policy{Key: key}
+	return vectortest.Load(t, vectorsDir)
 }
 
 func vectorInput(t testing.TB, file string, pol attest.Policy) Input {

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 )
 
 //go:embed assets/style.css assets/page.html.tmpl assets/index.html.tmpl
@@ -21,13 +22,17 @@ var style = mustRead("assets/style.css")
 // allowed by its hash (SPEC.md "Report pages").
 var CSP = "default-src 'none'; style-src '" + hashOf(style) + "'; img-src data:; base-uri 'none'; form-action 'none'"
 
-var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"slug":  slug,
-	"exit":  exitText,
-	"bar":   timelineBar,
-	"plus1": func(i int) int { return i + 1 },
-	"join":  strings.Join,
-}).ParseFS(assets, "assets/page.html.tmpl", "assets/index.html.tmpl"))
+// templates parses the page and index templates on first use, so that no
+// command but report pays for it at start-up (DESIGN.md "Start-up cost").
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"slug":  slug,
+		"exit":  exitText,
+		"bar":   timelineBar,
+		"plus1": func(i int) int { return i + 1 },
+		"join":  strings.Join,
+	}).ParseFS(assets, "assets/page.html.tmpl", "assets/index.html.tmpl"))
+})
 
 // document is what a template gets: the page or index, and the head.
 type document struct {
@@ -39,12 +44,12 @@ type document struct {
 
 // WritePage writes p as one self-contained HTML document.
 func WritePage(w io.Writer, p *Page) error {
-	return tmpl.ExecuteTemplate(w, "page.html.tmpl", document{CSP: CSP, CSS: template.CSS(style), Page: p})
+	return templates().ExecuteTemplate(w, "page.html.tmpl", document{CSP: CSP, CSS: template.CSS(style), Page: p})
 }
 
 // WriteIndex writes ix as one self-contained HTML document.
 func WriteIndex(w io.Writer, ix *Index) error {
-	return tmpl.ExecuteTemplate(w, "index.html.tmpl", document{CSP: CSP, CSS: template.CSS(style), Ix: ix})
+	return templates().ExecuteTemplate(w, "index.html.tmpl", document{CSP: CSP, CSS: template.CSS(style), Ix: ix})
 }
 
 func mustRead(name string) string {

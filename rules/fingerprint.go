@@ -3,11 +3,12 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // MaxFingerprintBytes bounds the input ParseFingerprint accepts.
@@ -35,12 +36,12 @@ var fingerprintKeys = []string{"dsh", "img", "node", "pnpm", "mem", "cpu"}
 var modelKeys = []string{"model", "temp", "maxtok", "tools"}
 
 var (
-	sha256Digest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-	memValue     = regexp.MustCompile(`^[1-9][0-9]*[kmg]$`)
-	cpuValue     = regexp.MustCompile(`^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$`)
-	tempValue    = regexp.MustCompile(`^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$`)
-	countValue   = regexp.MustCompile(`^(?:0|[1-9][0-9]*)$`)
-	modelValue   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$`)
+	sha256Digest = lazyregexp.New(`^sha256:[0-9a-f]{64}$`)
+	memValue     = lazyregexp.New(`^[1-9][0-9]*[kmg]$`)
+	cpuValue     = lazyregexp.New(`^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$`)
+	tempValue    = lazyregexp.New(`^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$`)
+	countValue   = lazyregexp.New(`^(?:0|[1-9][0-9]*)$`)
+	modelValue   = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$`)
 )
 
 // HasModel reports whether the fingerprint carries the 6.3 model fields.

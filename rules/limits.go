@@ -2,9 +2,10 @@ package rules
 
 // DefaultMaxDumpSize is the largest T3 dump the T3 rule parses, in bytes
 // (SPEC.md "T3 dump size limit"). Real dumps of the web profile are about
-// 16 KB; YAML nodes cost about twenty times the text, so this bounds the
-// parse at a few tens of MiB whatever a bundle holds.
-const DefaultMaxDumpSize = 1 << 20
+// 16 KB; a YAML node tree costs up to about 120 times its text (a flow
+// list of one-character scalars), so this bounds the parse at about
+// 30 MiB whatever a bundle holds.
+const DefaultMaxDumpSize = 256 << 10
 
 // Limits bound what the rules parse from evidence, so that a derivation's
 // memory and time do not grow with hostile input. Runner and verifier

@@ -3,10 +3,11 @@ package rules
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // SPEC.md "Output lines": how output bytes become lines.
@@ -48,7 +49,7 @@ func eachRawLine(b []byte, f func([]byte) bool) {
 	}
 }
 
-var ansiEscape = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
+var ansiEscape = lazyregexp.New("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
 
 func cleanLine(l []byte) string {
 	l = bytes.TrimSuffix(l, []byte("\r"))
@@ -132,8 +133,8 @@ func isPureJSON(t string) bool {
 }
 
 var (
-	nodeWarning   = regexp.MustCompile(`^\(node:\d+\) (?:\[[A-Za-z0-9_]+\] )?[A-Za-z]*Warning: `)
-	nodeTraceHint = regexp.MustCompile("^\\(Use `node --trace-[a-z-]+ \\.\\.\\.` to show where the warning was created\\)$")
+	nodeWarning   = lazyregexp.New(`^\(node:\d+\) (?:\[[A-Za-z0-9_]+\] )?[A-Za-z]*Warning: `)
+	nodeTraceHint = lazyregexp.New("^\\(Use `node --trace-[a-z-]+ \\.\\.\\.` to show where the warning was created\\)$")
 )
 
 // isInformationalLine reports whether a trimmed line is one of the
@@ -159,8 +160,8 @@ func skippedLine(t string) bool {
 
 var (
 	// Error:, Error [CODE]:, TypeError:, YAMLException:, AbortError [X]:
-	jsErrorLine = regexp.MustCompile(`^[A-Za-z0-9_$.]*(?:Error|Exception)(?: \[[^\]]*\])?:`)
-	uncaught    = regexp.MustCompile(`^Uncaught\b`)
+	jsErrorLine = lazyregexp.New(`^[A-Za-z0-9_$.]*(?:Error|Exception)(?: \[[^\]]*\])?:`)
+	uncaught    = lazyregexp.New(`^Uncaught\b`)
 )
 
 // isFatalLine reports whether one line of T4 output is a fatal error line
@@ -207,4 +208,4 @@ func isErrorLikeTrimmed(t string) bool {
 
 // errorCodeBanner matches pnpm's error banner: an E-code (ELIFECYCLE,
 // ENOENT, EACCES…) followed by two spaces and the message.
-var errorCodeBanner = regexp.MustCompile(`^E[A-Z][A-Z0-9_]+  \S`)
+var errorCodeBanner = lazyregexp.New(`^E[A-Z][A-Z0-9_]+  \S`)

@@ -3,7 +3,9 @@ package rules
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -72,19 +74,115 @@ func addedLineReasons(sub Subject, out []byte) []string {
 	return []string{fmt.Sprintf("output has no added-dependency line \"+ %s %s\"", sub.Name, sub.Version)}
 }
 
-// profileDependencyReason checks the profile package.json's dependencies.
+// profileDependencyReason checks the profile package.json's dependencies
+// (SPEC.md "T1 install", observation 3). The document is read as a stream
+// of tokens, so that its memory is bounded whatever it holds: a hostile
+// profile of millions of dependencies is never built into a map.
 func profileDependencyReason(sub Subject, pkg []byte) string {
 	if len(pkg) == 0 {
 		return "no profile package.json was recorded after T1"
 	}
-	var p struct {
-		Dependencies map[string]json.RawMessage `json:"dependencies"`
-	}
-	if err := json.Unmarshal(pkg, &p); err != nil {
+	found, err := profileDependsOn(pkg, sub.Name)
+	if err != nil {
 		return fmt.Sprintf("profile package.json is not a JSON object with a dependencies object: %v", err)
 	}
-	if _, ok := p.Dependencies[sub.Name]; !ok {
+	if !found {
 		return fmt.Sprintf("profile package.json dependencies does not contain %q", sub.Name)
 	}
 	return ""
+}
+
+// profileDependsOn reports whether the JSON object doc has, under a member
+// named exactly "dependencies" whose value is an object, a member named
+// name. A null document or null dependencies list nothing. The document
+// must be one JSON value.
+func profileDependsOn(doc []byte, name string) (bool, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	tok, err := dec.Token()
+	if err != nil {
+		return false, err
+	}
+	found := false
+	switch tok {
+	case nil: // null
+	case json.Delim('{'):
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return false, err
+			}
+			if key != "dependencies" {
+				var skip json.RawMessage
+				if err := dec.Decode(&skip); err != nil {
+					return false, err
+				}
+				continue
+			}
+			in, err := objectHasKey(dec, name)
+			if err != nil {
+				return false, err
+			}
+			found = found || in
+		}
+		if _, err := dec.Token(); err != nil { // the closing brace
+			return false, err
+		}
+	default:
+		return false, fmt.Errorf("the document is %s, not an object", jsonKind(tok))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("more than one JSON value")
+		}
+		return false, err
+	}
+	return found, nil
+}
+
+// objectHasKey reads the next value, which must be an object or null, and
+// reports whether it has a member named key.
+func objectHasKey(dec *json.Decoder, key string) (bool, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return false, err
+	}
+	switch tok {
+	case nil:
+		return false, nil
+	case json.Delim('{'):
+	default:
+		return false, fmt.Errorf("dependencies is %s, not an object", jsonKind(tok))
+	}
+	found := false
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return false, err
+		}
+		found = found || k == key
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return false, err
+		}
+	}
+	_, err = dec.Token() // the closing brace
+	return found, err
+}
+
+// jsonKind names the kind of value a JSON token starts.
+func jsonKind(tok json.Token) string {
+	switch tok.(type) {
+	case json.Delim:
+		if tok == json.Delim('[') {
+			return "an array"
+		}
+		return "an object"
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
 }

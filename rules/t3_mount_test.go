@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -106,7 +107,7 @@ func TestDeriveT3DumpSizeLimit(t *testing.T) {
 
 	// The zero limit is the default.
 	big := obs(T3, 0, dump+strings.Repeat("# padding\n", DefaultMaxDumpSize/10), "")
-	if r := DeriveT3(helloEntries, big, Limits{}); r.Verdict != ConfigFailed || !hasReason(r, "above the 1048576-byte") {
+	if r := DeriveT3(helloEntries, big, Limits{}); r.Verdict != ConfigFailed || !hasReason(r, fmt.Sprintf("above the %d-byte", DefaultMaxDumpSize)) {
 		t.Errorf("default limit: %s %q", r.Verdict, r.Reasons)
 	}
 }

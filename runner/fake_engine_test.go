@@ -92,7 +92,7 @@ func (f *fakeEngine) run(ctx context.Context, spec engine.RunSpec, window time.D
 		out("9.15.9\n")
 		return res, nil
 	case len(spec.Argv) > 2 && spec.Argv[2] == entryDeclarationScript:
-		b, err := os.ReadFile("../rules/static/testdata/cordis-plugin-loader-1.0.2-entry.d.ts")
+		b, err := os.ReadFile("../testdata/dsh-evidence/cordis-plugin-loader-1.0.2-entry.d.ts")
 		if err != nil {
 			return nil, err
 		}

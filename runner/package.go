@@ -3,10 +3,10 @@ package runner
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // Package sources, as recorded in bundle.Subject.Source.
@@ -72,7 +72,7 @@ const (
 	PackageMount = "/pkgs"
 )
 
-var tarballNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*\.tgz$`)
+var tarballNameRE = lazyregexp.New(`^[a-z0-9][a-z0-9._-]*\.tgz$`)
 
 // TarballFileName is npm pack's file name for name@version: a scope's
 // "@" dropped and its "/" turned into "-", e.g. @fx/a 1.0.0 →

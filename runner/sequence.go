@@ -61,6 +61,8 @@ func (r *Runner) repetition(ctx context.Context, s *sequence, rep int) ([]assemb
 			Mounts:  mounts,
 			Limits:  s.o.Limits,
 			Timeout: s.o.timeout(st),
+			// Every stream of the run fits the reader's default limits.
+			OutputLimit: OutputLimit(s.o.Repeat),
 		}
 		if st == rules.T1 {
 			spec.Network = engine.NetworkOn

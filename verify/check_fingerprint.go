@@ -3,12 +3,11 @@ package verify
 import (
 	"bytes"
 	"maps"
-	"regexp"
 	"slices"
-	"sync"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -19,26 +18,21 @@ import (
 var (
 	// pnpm's summary line and its update box name the running pnpm.
 	pnpmPrinted = []versionPattern{
-		{"using pnpm v", `\busing pnpm v(\d+\.\d+\.\d+[0-9A-Za-z.+-]*)`},
-		{"Update available! ", `Update available! (\d+\.\d+\.\d+[0-9A-Za-z.+-]*) →`},
+		{"using pnpm v", lazyregexp.New(`\busing pnpm v(\d+\.\d+\.\d+[0-9A-Za-z.+-]*)`)},
+		{"Update available! ", lazyregexp.New(`Update available! (\d+\.\d+\.\d+[0-9A-Za-z.+-]*) →`)},
 	}
 	// dsh's stack traces show its install path in the pnpm store.
 	dshPrinted = []versionPattern{
-		{"/node_modules/.pnpm/@deepseek-ai+dsh@", `/node_modules/\.pnpm/@deepseek-ai\+dsh@(\d+\.\d+\.\d+[0-9A-Za-z.-]*?)(?:_|/)`},
+		{"/node_modules/.pnpm/@deepseek-ai+dsh@", lazyregexp.New(`/node_modules/\.pnpm/@deepseek-ai\+dsh@(\d+\.\d+\.\d+[0-9A-Za-z.-]*?)(?:_|/)`)},
 	}
-	// printedRegexps compiles the patterns on first use, not at start-up.
-	printedRegexps = sync.OnceValue(func() map[string]*regexp.Regexp {
-		m := map[string]*regexp.Regexp{}
-		for _, p := range slices.Concat(pnpmPrinted, dshPrinted) {
-			m[p.needle] = regexp.MustCompile(p.expr)
-		}
-		return m
-	})
 )
 
 // versionPattern is a regular expression with one capture (the version)
 // and a literal every match contains.
-type versionPattern struct{ needle, expr string }
+type versionPattern struct {
+	needle string
+	re     *lazyregexp.Regexp
+}
 
 // checkFingerprint checks the fingerprint (SPEC.md "What the verifier
 // cross-checks", class 7): exactly the DSHIO/T 21 5.2 fields in order, no
@@ -104,7 +98,6 @@ func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte) 
 func printed(b []byte, pats []versionPattern) []string {
 	var out []string
 	for _, p := range pats {
-		re := printedRegexps()[p.needle]
 		for rest := b; ; {
 			i := bytes.Index(rest, []byte(p.needle))
 			if i < 0 {
@@ -115,7 +108,7 @@ func printed(b []byte, pats []versionPattern) []string {
 			if j := bytes.IndexByte(rest[i:], '\n'); j >= 0 {
 				end = i + j
 			}
-			for _, m := range re.FindAllSubmatch(rest[start:end], -1) {
+			for _, m := range p.re.FindAllSubmatch(rest[start:end], -1) {
 				if v := string(m[1]); !slices.Contains(out, v) {
 					out = append(out, v)
 				}

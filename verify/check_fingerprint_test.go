@@ -24,7 +24,7 @@ func TestPrintedMatchesWholeTextRegexp(t *testing.T) {
 		for _, text := range texts {
 			var want []string
 			for _, p := range pats {
-				for _, m := range regexp.MustCompile(p.expr).FindAllStringSubmatch(text, -1) {
+				for _, m := range regexp.MustCompile(p.re.String()).FindAllStringSubmatch(text, -1) {
 					if !slices.Contains(want, m[1]) {
 						want = append(want, m[1])
 					}

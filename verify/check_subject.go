@@ -2,7 +2,6 @@ package verify
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -10,10 +9,11 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // npmName is a valid npm package name (lower case, optional scope).
-var npmName = regexp.MustCompile(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
+var npmName = lazyregexp.New(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
 
 // checkSubject checks the subject and the signed predicate (SPEC.md "What
 // the verifier cross-checks", class 6): one exact version, named alike by

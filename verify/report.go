@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
 )
 
@@ -65,6 +66,20 @@ type Report struct {
 	// fields and how each is checked"). Everything else in the manifest
 	// was derived or cross-checked when Status is "verified".
 	Unverified []UnverifiedField `json:"unverified"`
+	// Evidence is what the verification read and derived, kept only with
+	// Options.KeepEvidence and only when the manifest could be decoded;
+	// never part of --json. Nothing in it is trustworthy unless Status is
+	// "verified".
+	Evidence *Evidence `json:"-"`
+}
+
+// Evidence is a verification's archive, decoded manifest and the
+// re-derivation from the files whose digests matched, so that a caller
+// showing them does not read and derive the bundle a second time.
+type Evidence struct {
+	Archive  *bundle.Archive
+	Manifest *bundle.Manifest
+	Derived  assemble.Derived
 }
 
 // UnverifiedField is one manifest field shown as unverified metadata,

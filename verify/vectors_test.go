@@ -3,7 +3,6 @@ package verify
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,40 +10,17 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/internal/vectortest"
 )
 
 const vectorsDir = "../testdata/vectors"
 
-type vector struct {
-	Name, File, Description, Status, Verdict string
-	Classes                                  []string
-	// Class and Field, on a lying vector, are the finding it must give.
-	Class, Field string
-}
+type vector = vectortest.Vector
 
-// loadVectors is the one loader of testdata/vectors, used by the tests and
-// as fuzz seeds.
+// loadVectors reads the shared test vectors (internal/vectortest).
 func loadVectors(t testing.TB) ([]vector, attest.Policy) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(vectorsDir, "vectors.json"))
-	if err != nil {
-		t.Fatalf("test vectors missing (run go generate ./verify/): %v", err)
-	}
-	var idx struct {
-		Key     string
-		Vectors []vector
-	}
-	if err := json.Unmarshal(raw, &idx); err != nil {
-		t.Fatal(err)
-	}
-	key, err := attest.LoadPublicKey(filepath.Join(vectorsDir, idx.Key))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(idx.Vectors) < 20 {
-		t.Fatalf("only %d vectors", len(idx.Vectors))
-	}
-	return idx.Vectors, attest.Policy{Key: key}
+	return vectortest.Load(t, vectorsDir)
 }
 
 func TestVectors(t *testing.T) {

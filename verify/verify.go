@@ -34,6 +34,11 @@ type Options struct {
 	// RuleLimits bound what the re-derivation parses; zero fields are the
 	// defaults, which the runner uses (SPEC.md "T3 dump size limit").
 	RuleLimits rules.Limits
+	// KeepEvidence keeps what the verification read and derived in
+	// Report.Evidence, for a caller that shows it (dshaudit report). Off
+	// by default: a many-bundle verification would otherwise hold every
+	// bundle's files until the end.
+	KeepEvidence bool
 }
 
 // DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits and refusals").
@@ -157,6 +162,9 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	compare(rep, m, d, untrusted)
 	checkWriterFacts(rep, m, trusted, untrusted, signed, d)
 	checkRules(rep, m, trusted)
+	if opts.KeepEvidence {
+		rep.Evidence = &Evidence{Archive: arc, Manifest: m, Derived: d}
+	}
 	return rep, nil
 }
 

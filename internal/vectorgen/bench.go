@@ -26,9 +26,9 @@ type benchCase struct {
 
 var benchCases = []benchCase{
 	{"t1log-1MiB", rules.T1, 1 << 20},
-	{"t1log-50MiB", rules.T1, 50 << 20},
+	{"t1log-60MiB", rules.T1, 60 << 20}, // near the default MaxTotal (64 MiB)
 	{"t3dump-1MiB", rules.T3, 1 << 20},
-	{"t3dump-50MiB", rules.T3, 50 << 20},
+	{"t3dump-60MiB", rules.T3, 60 << 20},
 }
 
 // writeBench writes pass.dshaudit.tar.zst (the runner's two-repetition
@@ -119,6 +119,9 @@ func runBench(ctx context.Context, evidenceDir, out, dir string) error {
 	if err != nil {
 		return err
 	}
-	g := &gen{ctx: ctx, evidence: evidenceDir, out: out, signer: signer}
+	g, err := newGen(ctx, evidenceDir, out, signer, nil)
+	if err != nil {
+		return err
+	}
 	return g.writeBench(dir)
 }

@@ -70,7 +70,10 @@ func run(ctx context.Context, evidenceDir, out string) error {
 	if err != nil {
 		return err
 	}
-	g := &gen{ctx: ctx, evidence: evidenceDir, out: out, signer: signer, other: other}
+	g, err := newGen(ctx, evidenceDir, out, signer, other)
+	if err != nil {
+		return err
+	}
 	if err := g.valid(); err != nil {
 		return err
 	}

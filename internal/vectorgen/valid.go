@@ -28,6 +28,9 @@ type gen struct {
 	// bases are the valid vectors' contents by name, the bases of the
 	// lying vectors.
 	bases map[string]*contents
+	// entryDeclaration is dsh's EntryOptions declaration, recorded in
+	// every bundle as a run records it (testdata/dsh-evidence/SOURCE.md).
+	entryDeclaration []byte
 	// rename, when set, renames the plugin in every file build reads.
 	rename *strings.Replacer
 }
@@ -211,7 +214,7 @@ func (g *gen) input(c capture, pkg, patch []byte, sub rules.Subject) assemble.In
 		},
 		Settings:  bundle.Settings{ObservationWindowMS: assemble.Edition2026.WindowMS, TimeoutsMS: editionTimeouts()},
 		StartedAt: start,
-		Static:    assemble.StaticInput{Metadata: pkg, Patch: patch, InstalledSize: -1},
+		Static:    assemble.StaticInput{Metadata: pkg, Patch: patch, EntryDeclaration: g.entryDeclaration, InstalledSize: -1},
 		Versions: map[string][]byte{
 			assemble.RoleDSHVersion: []byte("0.1.0-rc.8\n"), assemble.RoleNodeVersion: []byte("v24.11.1\n"), assemble.RolePNPMVersion: []byte("9.15.9\n"),
 		},
@@ -315,4 +318,17 @@ func (g *gen) emitRaw(name, desc string, archive []byte, status string, classes 
 	}
 	g.vectors = append(g.vectors, Vector{Name: name, File: file, Description: desc, Status: status, Classes: classes, Verdict: verdict})
 	return nil
+}
+
+// entryDeclarationFile is the real EntryOptions declaration beside the
+// captures (testdata/dsh-evidence/SOURCE.md).
+const entryDeclarationFile = "cordis-plugin-loader-1.0.2-entry.d.ts"
+
+// newGen is a generator reading the captures in evidenceDir.
+func newGen(ctx context.Context, evidenceDir, out string, signer, other *attest.Signer) (*gen, error) {
+	decl, err := os.ReadFile(filepath.Join(evidenceDir, entryDeclarationFile))
+	if err != nil {
+		return nil, err
+	}
+	return &gen{ctx: ctx, evidence: evidenceDir, out: out, signer: signer, other: other, entryDeclaration: decl}, nil
 }

@@ -2,16 +2,17 @@ package compare
 
 import (
 	"bytes"
-	"regexp"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // A normalisation rule replaces what legitimately differs between two
 // runs of the same sequence (SPEC.md "Replay", "Normalisation").
 type rule struct {
 	name string
-	re   *regexp.Regexp
+	re   *lazyregexp.Regexp
 	with []byte
 	// fn, when set, is applied instead of re and with.
 	fn func([]byte) []byte
@@ -22,25 +23,25 @@ var normalisations = []rule{
 	// pnpm's notices that depend on the registry's state today.
 	// Only the box's own lines (╭─…─╮, │ … │, ╰─…─╯): a tree pnpm
 	// prints also starts lines with │ and must not be cut here.
-	{"pnpm update notice", regexp.MustCompile(`(?m)^[ \t]*(?:╭─*╮|│.*│|╰─*╯)[ \t]*(?:\n|$)`), nil, nil},
-	{"progress lines", regexp.MustCompile(`(?m)^Progress: .*\n?`), nil, nil},
-	{"timestamps", regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`), []byte("<TIME>"), nil},
-	{"durations", regexp.MustCompile(`\b\d+(\.\d+)?(ms|s)\b`), []byte("<DURATION>"), nil},
-	{"pids", regexp.MustCompile(`\((node|pid):\d+\)|\bpid[ =:]\d+\b`), []byte("(<PID>)"), nil},
-	{"temporary paths", regexp.MustCompile(`/tmp/[^\s'"():]+`), []byte("<TMP>"), nil},
-	{"loopback ports", regexp.MustCompile(`\b(127\.0\.0\.1|localhost|\[::1\]):\d+`), []byte("$1:<PORT>"), nil},
+	{"pnpm update notice", lazyregexp.New(`(?m)^[ \t]*(?:╭─*╮|│.*│|╰─*╯)[ \t]*(?:\n|$)`), nil, nil},
+	{"progress lines", lazyregexp.New(`(?m)^Progress: .*\n?`), nil, nil},
+	{"timestamps", lazyregexp.New(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`), []byte("<TIME>"), nil},
+	{"durations", lazyregexp.New(`\b\d+(\.\d+)?(ms|s)\b`), []byte("<DURATION>"), nil},
+	{"pids", lazyregexp.New(`\((node|pid):\d+\)|\bpid[ =:]\d+\b`), []byte("(<PID>)"), nil},
+	{"temporary paths", lazyregexp.New(`/tmp/[^\s'"():]+`), []byte("<TMP>"), nil},
+	{"loopback ports", lazyregexp.New(`\b(127\.0\.0\.1|localhost|\[::1\]):\d+`), []byte("$1:<PORT>"), nil},
 	// V8's async stack traces depend on microtask timing: the same throw
 	// shows a "process.processTicksAndRejections (node:internal/…)" frame
 	// in one run and not in the next. Each run of consecutive "at …"
 	// frame lines becomes one line; the messages and [cause] chain stay.
 	// A trailing " {" (the error's properties follow) is kept.
-	{"stack frames", regexp.MustCompile(`(?m)^([ \t]+)at (?:.*\n[ \t]+at )*.*?( \{)?$`), []byte("${1}at <STACK>${2}"), nil},
+	{"stack frames", lazyregexp.New(`(?m)^([ \t]+)at (?:.*\n[ \t]+at )*.*?( \{)?$`), []byte("${1}at <STACK>${2}"), nil},
 	// pnpm's update notice comes with a blank line on each side and is
 	// printed when an asynchronous check returns: before "Packages: +1"
 	// in one run, after it in the next. With the box removed, its blank
 	// lines are removed too; all blank lines go, so where they were
 	// cannot differ.
-	{"blank lines", regexp.MustCompile(`(?m)^[ \t]*\n`), nil, nil},
+	{"blank lines", lazyregexp.New(`(?m)^[ \t]*\n`), nil, nil},
 	// pnpm runs the lifecycle scripts of different dependencies at the
 	// same time; their lines interleave in an order that depends on
 	// scheduling. Each run of consecutive lifecycle lines is sorted by
@@ -57,8 +58,8 @@ var normalisations = []rule{
 }
 
 var (
-	peerWarn = regexp.MustCompile(`^[\t\p{Zs}]*WARN[\t\p{Zs}]+Issues with peer dependencies found[\t\p{Zs}]*\n?$`) // pnpm pads WARN with U+2009
-	treeLine = regexp.MustCompile(`^[ \t│├└─┬]*(?:[├└]─[─┬] .*|\.)\n?$`)
+	peerWarn = lazyregexp.New(`^[\t\p{Zs}]*WARN[\t\p{Zs}]+Issues with peer dependencies found[\t\p{Zs}]*\n?$`) // pnpm pads WARN with U+2009
+	treeLine = lazyregexp.New(`^[ \t│├└─┬]*(?:[├└]─[─┬] .*|\.)\n?$`)
 )
 
 func peerIssues(b []byte) []byte {
@@ -115,7 +116,7 @@ func peerIssues(b []byte) []byte {
 
 // lifecycleLine is a pnpm lifecycle script line: "PATH SCRIPT$ command"
 // when it starts, "PATH SCRIPT: output" for its output.
-var lifecycleLine = regexp.MustCompile(`^(\S+) (?:preinstall|install|postinstall|preprepare|prepare|postprepare)[$:](?: |\n|$)`)
+var lifecycleLine = lazyregexp.New(`^(\S+) (?:preinstall|install|postinstall|preprepare|prepare|postprepare)[$:](?: |\n|$)`)
 
 func sortLifecycleRuns(b []byte) []byte {
 	if len(b) == 0 {

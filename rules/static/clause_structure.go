@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // check511: $.dsh.bundle.patch exists and is a non-empty string naming a
@@ -54,12 +55,12 @@ func check512(s *state) ClauseResult {
 }
 
 // yamlLineRE pulls the line number out of a yaml.v3 error message.
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = lazyregexp.New(`^yaml: line (\d+): (.*)$`)
 
 // reservedIndicatorRE finds a plain scalar starting with a YAML reserved
 // indicator (@ or `): after indentation, any "- " sequence markers and an
 // optional "key:" part.
-var reservedIndicatorRE = regexp.MustCompile("^(\\s*(?:-\\s+)*(?:[^\\s#'\"@`][^#]*?:\\s+)?)([@`])")
+var reservedIndicatorRE = lazyregexp.New("^(\\s*(?:-\\s+)*(?:[^\\s#'\"@`][^#]*?:\\s+)?)([@`])")
 
 // check513: the patch parses as YAML (one document). DSHIO/T 10 5.1.3.
 // Parsed with gopkg.in/yaml.v3 into nodes. SPEC.md "5.1.3 Patch file is

@@ -2,8 +2,9 @@ package static
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // EntryDeclarationPath is where the declaration of the patch entry's
@@ -15,10 +16,10 @@ import (
 const EntryDeclarationPath = "@deepseek-ai/cordis-plugin-loader/lib/types/config/entry.d.ts"
 
 var (
-	entryInterface = regexp.MustCompile(`(?s)export\s+(?:declare\s+)?interface\s+EntryOptions\s*\{(.*?)\n\}`)
-	blockComment   = regexp.MustCompile(`(?s)/\*.*?\*/`)
-	lineComment    = regexp.MustCompile(`(?m)//.*$`)
-	member         = regexp.MustCompile(`^\s*(?:readonly\s+)?([A-Za-z_$][A-Za-z0-9_$]*)(\??)\s*:\s*(.+?)\s*$`)
+	entryInterface = lazyregexp.New(`(?s)export\s+(?:declare\s+)?interface\s+EntryOptions\s*\{(.*?)\n\}`)
+	blockComment   = lazyregexp.New(`(?s)/\*.*?\*/`)
+	lineComment    = lazyregexp.New(`(?m)//.*$`)
+	member         = lazyregexp.New(`^\s*(?:readonly\s+)?([A-Za-z_$][A-Za-z0-9_$]*)(\??)\s*:\s*(.+?)\s*$`)
 )
 
 // parseEntryDeclaration reads the TypeScript declaration of the

@@ -13,7 +13,7 @@ import (
 // read by).
 func realEntryDeclaration(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/cordis-plugin-loader-1.0.2-entry.d.ts")
+	b, err := os.ReadFile("../../testdata/dsh-evidence/cordis-plugin-loader-1.0.2-entry.d.ts")
 	if err != nil {
 		t.Fatal(err)
 	}

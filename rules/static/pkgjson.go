@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // Size bounds for hostile input. SPEC.md "T0 static check", "Input bounds".
@@ -95,7 +96,7 @@ func rawPatchPath(pkg map[string]any) (string, error) {
 // maxPatchPathBytes bounds a declared patch path.
 const maxPatchPathBytes = 1024
 
-var drivePath = regexp.MustCompile(`^[A-Za-z]:`)
+var drivePath = lazyregexp.New(`^[A-Za-z]:`)
 
 // CleanPatchPath is the one normaliser of a declared dsh.bundle.patch
 // value, used by T0's fetch and by clause 5.1.1 alike: it returns the

@@ -2,8 +2,9 @@ package static
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // Registered red-line exception in the README (DSHIO/T 10 5.5.3). The
@@ -34,12 +35,12 @@ import (
 const MinExceptionText = 20
 
 var (
-	headingRE   = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$`)
-	fenceRE     = regexp.MustCompile("^ {0,3}(```|~~~)")
-	listStartRE = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,9}[.)])\s+`)
-	itemRE      = regexp.MustCompile(`(?i)^\s*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(why network|why shell|why fs-write|why write|data flow)\s*:\s*(.*)$`)
-	fromToRE    = regexp.MustCompile(`(?i)\bfrom\b.+\bto\b`)
-	commentRE   = regexp.MustCompile(`(?s)<!--.*?-->`)
+	headingRE   = lazyregexp.New(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$`)
+	fenceRE     = lazyregexp.New("^ {0,3}(```|~~~)")
+	listStartRE = lazyregexp.New(`^\s*(?:[-*+]|\d{1,9}[.)])\s+`)
+	itemRE      = lazyregexp.New(`(?i)^\s*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(why network|why shell|why fs-write|why write|data flow)\s*:\s*(.*)$`)
+	fromToRE    = lazyregexp.New(`(?i)\bfrom\b.+\bto\b`)
+	commentRE   = lazyregexp.New(`(?s)<!--.*?-->`)
 	unemphasis  = strings.NewReplacer("**", "", "__", "")
 )
 
@@ -207,7 +208,7 @@ func afterIndent(line, prefix string) bool {
 
 // findIf is re.FindStringSubmatch(s) when may is true, else nil: may is a
 // literal check that is true of every string re matches.
-func findIf(may bool, re *regexp.Regexp, s string) []string {
+func findIf(may bool, re *lazyregexp.Regexp, s string) []string {
 	if !may {
 		return nil
 	}
