@@ -12,7 +12,10 @@
 # the real dsh captures and signs them with the vectors' key: the runner's
 # pass bundle (as testdata/vectors/pass) and the pass bundle with its T1
 # log or its T3 dump grown to 1 MiB and 60 MiB of stage evidence (60 MiB:
-# near the default MaxTotal of 64 MiB, the largest a default verifier reads).
+# near the default MaxTotal of 64 MiB, the largest a default verifier reads),
+# and worst-60MiB: the 60 MiB T1 log with each T3 dump replaced by the YAML
+# that costs most memory to parse within the dump limit (a flow list of
+# one-character scalars): the most memory a default verifier should need.
 #
 # Targets (issue 11): pass bundle <= 20 ms; large logs <= 1.25x the
 # pipeline; peak RSS <= 128 MiB; verify.All >= 1000 bundles/s and >= 1.8x
@@ -61,7 +64,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   CPUs: $(nproc)   b
 echo "median of $RUNS runs each; cpu = user + system time; wall time on a loaded machine mostly measures the queue"
 printf '| %-13s | %9s | %-13s | %-23s | %-23s | %-13s | %9s |\n' bundle "file" result "verify wall (cpu)" "zstd -dc | sha256sum" "ratio wall (cpu)" "peak RSS"
 printf '|%s|%s|%s|%s|%s|%s|%s|\n' --------------- ----------- --------------- ------------------------- ------------------------- --------------- -----------
-for b in pass t1log-1MiB t1log-60MiB t3dump-1MiB t3dump-60MiB; do
+for b in pass t1log-1MiB t1log-60MiB t3dump-1MiB t3dump-60MiB worst-60MiB; do
 	f=$WORK/b/$b.dshaudit.tar.zst
 	"$BIN" verify "$f" --key "$KEY" >"$WORK/out.txt" 2>&1 || true
 	result=$(grep '^RESULT:' "$WORK/out.txt" | cut -d' ' -f2-)

@@ -22,13 +22,20 @@ type benchCase struct {
 	name  string
 	stage rules.Stage
 	size  int
+	// hostileDump also replaces each T3 dump with the YAML that costs the
+	// most memory per byte to parse, just within rules.DefaultMaxDumpSize:
+	// a flow list of one-character scalars (SPEC.md "T3 dump size limit").
+	hostileDump bool
 }
 
 var benchCases = []benchCase{
-	{"t1log-1MiB", rules.T1, 1 << 20},
-	{"t1log-60MiB", rules.T1, 60 << 20}, // near the default MaxTotal (64 MiB)
-	{"t3dump-1MiB", rules.T3, 1 << 20},
-	{"t3dump-60MiB", rules.T3, 60 << 20},
+	{"t1log-1MiB", rules.T1, 1 << 20, false},
+	{"t1log-60MiB", rules.T1, 60 << 20, false}, // near the default MaxTotal (64 MiB)
+	{"t3dump-1MiB", rules.T3, 1 << 20, false},
+	{"t3dump-60MiB", rules.T3, 60 << 20, false},
+	// The most memory a default verifier should need: near MaxTotal of
+	// evidence, and the costliest dump the T3 rule still parses.
+	{"worst-60MiB", rules.T1, 60 << 20, true},
 }
 
 // writeBench writes pass.dshaudit.tar.zst (the runner's two-repetition
@@ -55,6 +62,11 @@ func (g *gen) writeBench(dir string) error {
 	for _, bc := range benchCases {
 		c, err := g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, func(_ int, runs []assemble.StageRun) []assemble.StageRun {
 			for i := range runs {
+				if bc.hostileDump && runs[i].Stage == rules.T3 {
+					runs[i].Stdout = hostileDump(rules.DefaultMaxDumpSize)
+					runs[i].Merged = append(append([]byte{}, runs[i].Stdout...), runs[i].Stderr...)
+					return runs[:i+1] // no entry is mounted: T4 is not executed
+				}
 				if runs[i].Stage == bc.stage {
 					grow(&runs[i], bc.size/2)
 					if bc.stage == rules.T3 && len(runs[i].Stdout) > rules.DefaultMaxDumpSize {
@@ -78,6 +90,16 @@ func (g *gen) writeBench(dir string) error {
 }
 
 const bundleSuffix = ".dshaudit.tar.zst"
+
+// hostileDump is a YAML flow list of "0" scalars of exactly limit bytes.
+func hostileDump(limit int) []byte {
+	b := make([]byte, 0, limit)
+	b = append(b, '[')
+	for len(b)+3 < limit {
+		b = append(b, '0', ',')
+	}
+	return append(b, "0]\n"...)
+}
 
 func grow(r *assemble.StageRun, size int) {
 	var out bytes.Buffer
