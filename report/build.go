@@ -64,21 +64,14 @@ func Build(ctx context.Context, in Input) (*Page, error) {
 		r := claim.Check(string(in.Claim.Text), claim.FactsFromReport(rep), in.Claim.Package)
 		p.Claim = &ClaimView{Name: in.Claim.Name, Result: r, Lines: claimLines(string(in.Claim.Text), r)}
 	}
-	if ev := rep.Evidence; ev != nil {
-		body(p, rep, ev.Manifest, ev.Archive, ev.Derived, in.Layout.withDefaults())
-		return p, nil
-	}
-	// Verify stopped before deriving: say what could not be read.
-	lim := in.Verify.Limits
-	if lim == (bundle.Limits{}) {
-		lim = bundle.DefaultLimits()
-	}
-	arc, err := bundle.Read(bytes.NewReader(in.Raw), lim)
-	if err != nil || arc.RawManifest == nil {
+	switch ev := rep.Evidence; {
+	case ev == nil:
 		p.Notes = append(p.Notes, "the archive could not be read safely: nothing from inside it is shown")
-		return p, nil
+	case ev.Manifest == nil:
+		p.Notes = append(p.Notes, "the manifest could not be decoded: nothing from inside the bundle is shown")
+	default:
+		body(p, rep, ev.Manifest, ev.Archive, ev.Derived, in.Layout.withDefaults())
 	}
-	p.Notes = append(p.Notes, "the manifest could not be decoded: nothing from inside the bundle is shown")
 	return p, nil
 }
 

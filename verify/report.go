@@ -67,15 +67,17 @@ type Report struct {
 	// was derived or cross-checked when Status is "verified".
 	Unverified []UnverifiedField `json:"unverified"`
 	// Evidence is what the verification read and derived, kept only with
-	// Options.KeepEvidence and only when the manifest could be decoded;
-	// never part of --json. Nothing in it is trustworthy unless Status is
-	// "verified".
+	// Options.KeepEvidence and only when the archive could be read safely
+	// and holds a manifest; never part of --json. Nothing in it is
+	// trustworthy unless Status is "verified".
 	Evidence *Evidence `json:"-"`
 }
 
 // Evidence is a verification's archive, decoded manifest and the
 // re-derivation from the files whose digests matched, so that a caller
 // showing them does not read and derive the bundle a second time.
+// Manifest is nil when the manifest could not be decoded; the derivation
+// is then absent (its zero value).
 type Evidence struct {
 	Archive  *bundle.Archive
 	Manifest *bundle.Manifest

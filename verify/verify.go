@@ -106,6 +106,9 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		rep.add(Finding{Class: ClassManifestInvalid, File: bundle.ManifestPath, Message: "the archive has no manifest"})
 		return rep, nil
 	}
+	if opts.KeepEvidence {
+		rep.Evidence = &Evidence{Archive: arc}
+	}
 
 	// 2. Signature, over the raw manifest bytes.
 	var signed *attest.Result
@@ -132,6 +135,9 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	if err != nil {
 		rep.add(Finding{Class: ClassManifestInvalid, File: bundle.ManifestPath, Message: err.Error()})
 		return rep, nil
+	}
+	if rep.Evidence != nil {
+		rep.Evidence.Manifest = m
 	}
 	describe(rep, m)
 	if signed != nil && signed.Predicate.Verdict != assemble.PredicateVerdict(m) {
@@ -162,8 +168,8 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	compare(rep, m, d, untrusted)
 	checkWriterFacts(rep, m, trusted, untrusted, signed, d)
 	checkRules(rep, m, trusted)
-	if opts.KeepEvidence {
-		rep.Evidence = &Evidence{Archive: arc, Manifest: m, Derived: d}
+	if rep.Evidence != nil {
+		rep.Evidence.Derived = d
 	}
 	return rep, nil
 }
