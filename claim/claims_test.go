@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
+	"github.com/dshaudit/dshaudit/internal/vectortest"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
@@ -87,18 +87,7 @@ func TestOwnDeclarationBacked(t *testing.T) {
 	checked := 0
 	for _, name := range []string{"pass", "unstable", "boot_failed", "boot_failed_hang", "boot_failed_exits", "install_failed", "config_failed", "installs_but_not_registered", "static_only"} {
 		path := filepath.Join("../testdata/vectors", name+".dshaudit.tar.zst")
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		arc, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := bundle.DecodeManifest(arc.RawManifest)
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw, _, m := vectortest.ReadBundle(t, path)
 		if m.Declaration == "" {
 			continue
 		}

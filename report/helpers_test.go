@@ -65,18 +65,7 @@ func payload(base, tag string) string {
 // the vectors' key, as a writer holding that key could.
 func rewriteVector(t testing.TB, edit func(m *bundle.Manifest, files map[string][]byte)) []byte {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(vectorsDir, "boot_failed.dshaudit.tar.zst"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	arc, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := bundle.DecodeManifest(arc.RawManifest)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, arc, m := vectortest.ReadBundle(t, filepath.Join(vectorsDir, "boot_failed.dshaudit.tar.zst"))
 	files := arc.Files
 	edit(m, files)
 	m.Files = bundle.FileList(files)

@@ -15,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/internal/vectortest"
 	"github.com/dshaudit/dshaudit/replay/compare"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/runner"
@@ -235,19 +236,7 @@ func TestVerifyPayloadsAreInert(t *testing.T) {
 func readPayloadBundle(t *testing.T) (*bundle.Manifest, map[string][]byte) {
 	t.Helper()
 	path, _, _ := payloadBundle(t)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	arc, err := bundle.Read(f, bundle.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := bundle.DecodeManifest(arc.RawManifest)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, arc, m := vectortest.ReadBundle(t, path)
 	return m, arc.Files
 }
 

@@ -1,16 +1,18 @@
 // Package vectortest loads the shared bundle test vectors
-// (testdata/vectors, SPEC.md "Test vectors") for the tests of every
-// package that reads them: verify, report and claim. It is imported only
+// (testdata/vectors, SPEC.md "Test vectors") and reads bundles for the
+// tests of every package that reads them: verify, report, claim and cmd. It is imported only
 // by tests.
 package vectortest
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
 )
 
 // Vector is one entry of testdata/vectors/vectors.json.
@@ -53,4 +55,24 @@ func Load(t testing.TB, dir string) ([]Vector, attest.Policy) {
 		t.Fatal(err)
 	}
 	return idx.Vectors, attest.Policy{Key: key}
+}
+
+// ReadBundle reads the bundle file at path with the default reader
+// limits and decodes its manifest, failing the test on any error. It
+// returns the file's bytes too, for a test that also verifies them.
+func ReadBundle(t testing.TB, path string) ([]byte, *bundle.Archive, *bundle.Manifest) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arc, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	m, err := bundle.DecodeManifest(arc.RawManifest)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return raw, arc, m
 }
