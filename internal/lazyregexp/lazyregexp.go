@@ -50,52 +50,35 @@ func (r *Regexp) Re() *regexp.Regexp {
 // String returns the source text.
 func (r *Regexp) String() string { return r.expr }
 
-func (r *Regexp) Match(b []byte) bool                  { return r.Re().Match(b) }
-func (r *Regexp) MatchString(s string) bool            { return r.Re().MatchString(s) }
-func (r *Regexp) Find(b []byte) []byte                 { return r.Re().Find(b) }
-func (r *Regexp) FindIndex(b []byte) []int             { return r.Re().FindIndex(b) }
-func (r *Regexp) FindString(s string) string           { return r.Re().FindString(s) }
-func (r *Regexp) FindStringIndex(s string) []int       { return r.Re().FindStringIndex(s) }
-func (r *Regexp) FindSubmatch(b []byte) [][]byte       { return r.Re().FindSubmatch(b) }
-func (r *Regexp) FindSubmatchIndex(b []byte) []int     { return r.Re().FindSubmatchIndex(b) }
+// The methods of regexp.Regexp that dshaudit calls, compiling on first
+// use; add one when a caller needs it (Re gives the rest).
+
 func (r *Regexp) FindStringSubmatch(s string) []string { return r.Re().FindStringSubmatch(s) }
+
 func (r *Regexp) FindStringSubmatchIndex(s string) []int {
 	return r.Re().FindStringSubmatchIndex(s)
 }
-func (r *Regexp) FindAll(b []byte, n int) [][]byte { return r.Re().FindAll(b, n) }
-func (r *Regexp) FindAllIndex(b []byte, n int) [][]int {
-	return r.Re().FindAllIndex(b, n)
-}
-func (r *Regexp) FindAllString(s string, n int) []string { return r.Re().FindAllString(s, n) }
-func (r *Regexp) FindAllStringIndex(s string, n int) [][]int {
-	return r.Re().FindAllStringIndex(s, n)
-}
-func (r *Regexp) FindAllSubmatch(b []byte, n int) [][][]byte {
-	return r.Re().FindAllSubmatch(b, n)
-}
-func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
-	return r.Re().FindAllStringSubmatch(s, n)
-}
-func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
-	return r.Re().FindAllStringSubmatchIndex(s, n)
-}
-func (r *Regexp) ReplaceAll(src, repl []byte) []byte { return r.Re().ReplaceAll(src, repl) }
+
+func (r *Regexp) FindSubmatch(b []byte) [][]byte { return r.Re().FindSubmatch(b) }
+
+func (r *Regexp) MatchString(s string) bool { return r.Re().MatchString(s) }
+
 func (r *Regexp) ReplaceAllString(src, repl string) string {
 	return r.Re().ReplaceAllString(src, repl)
 }
-func (r *Regexp) ReplaceAllLiteralString(src, repl string) string {
-	return r.Re().ReplaceAllLiteralString(src, repl)
+
+func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
+	return r.Re().FindAllStringSubmatch(s, n)
 }
-func (r *Regexp) ReplaceAllFunc(src []byte, repl func([]byte) []byte) []byte {
-	return r.Re().ReplaceAllFunc(src, repl)
+
+func (r *Regexp) FindAllSubmatch(b []byte, n int) [][][]byte {
+	return r.Re().FindAllSubmatch(b, n)
 }
-func (r *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) string {
-	return r.Re().ReplaceAllStringFunc(src, repl)
-}
-func (r *Regexp) Split(s string, n int) []string { return r.Re().Split(s, n) }
-func (r *Regexp) SubexpNames() []string          { return r.Re().SubexpNames() }
-func (r *Regexp) SubexpIndex(name string) int    { return r.Re().SubexpIndex(name) }
-func (r *Regexp) NumSubexp() int                 { return r.Re().NumSubexp() }
+
+func (r *Regexp) Match(b []byte) bool { return r.Re().Match(b) }
+
+func (r *Regexp) ReplaceAll(src, repl []byte) []byte { return r.Re().ReplaceAll(src, repl) }
+
 func (r *Regexp) ReplaceAllLiteral(src, repl []byte) []byte {
 	return r.Re().ReplaceAllLiteral(src, repl)
 }
