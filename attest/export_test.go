@@ -1,4 +1,6 @@
 package attest
 
+import "github.com/dshaudit/dshaudit/attest/signed"
+
 // ManifestDigestForTest exposes the subject digest to the external tests.
-var ManifestDigestForTest = manifestDigest
+var ManifestDigestForTest = signed.ManifestDigest

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 	"google.golang.org/protobuf/encoding/protojson"
 )
@@ -23,13 +24,13 @@ func Sign(ctx context.Context, manifest []byte, pred Predicate, signer *Signer) 
 	if signer == nil {
 		return nil, fmt.Errorf("%w: no signing key", ErrKey)
 	}
-	if err := pred.validate(); err != nil {
+	if err := pred.Validate(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	payload, err := encodeStatement(manifest, pred)
+	payload, err := signed.EncodeStatement(manifest, pred)
 	if err != nil {
 		return nil, fmt.Errorf("encode statement: %w", err)
 	}

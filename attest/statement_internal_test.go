@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 	"google.golang.org/protobuf/encoding/protojson"
 )
@@ -36,8 +37,8 @@ func TestVerifySignedButForeignStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	manifest := []byte(`{"x":1}`)
-	digest := manifestDigest(manifest)
-	pred := Predicate{Tool: Tool{"dshaudit", "0"}, Subject: Package{"p", "1.0.0"}, Verdict: "pass"}
+	digest := signed.ManifestDigest(manifest)
+	pred := Predicate{Tool: Tool{Name: "dshaudit", Version: "0"}, Subject: Package{Name: "p", Version: "1.0.0"}, Verdict: "pass"}
 	mk := func(f func(st map[string]any)) []byte {
 		st := map[string]any{
 			"_type":         StatementType,

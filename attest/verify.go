@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
@@ -16,26 +17,6 @@ import (
 // bundle is about 0.9 KiB, a keyless one with certificate, log entry and
 // timestamp about 5 KiB.
 const MaxSignatureSize = 1 << 20
-
-// Result is what a successful Verify established.
-type Result struct {
-	// Signer names who signed, for people: "key sha256:<hex>" or
-	// "<certificate SAN> (issuer <OIDC issuer>)".
-	Signer string
-	// KeyFingerprint is the trusted key's fingerprint (key policy).
-	KeyFingerprint string
-	// CertificateIdentity and CertificateIssuer are the verified
-	// certificate's SAN and OIDC issuer (keyless policy).
-	CertificateIdentity, CertificateIssuer string
-	// ManifestSHA256 is the hex sha256 of the manifest, equal to the
-	// statement's one subject digest.
-	ManifestSHA256 string
-	// Predicate is the signed dshaudit predicate.
-	Predicate Predicate
-	// Timestamps are the verified observer timestamps (transparency log
-	// integrated time, RFC 3161); none for key-signed bundles.
-	Timestamps []time.Time
-}
 
 // Verify checks that sigJSON is a Sigstore bundle signing manifest as a
 // dshaudit evidence statement, by the signer policy trusts. It is fully
@@ -74,14 +55,14 @@ func Verify(sigJSON, manifest []byte, policy Policy) (*Result, error) {
 	}
 
 	// The envelope's payload is now authenticated; check it is ours.
-	st, err := decodeStatement(b.GetDsseEnvelope().GetPayload())
+	st, err := signed.DecodeStatement(b.GetDsseEnvelope().GetPayload())
 	if err != nil {
 		return nil, err
 	}
-	if err := st.checkSubject(manifest); err != nil {
+	if err := st.CheckSubject(manifest); err != nil {
 		return nil, err
 	}
-	out := &Result{ManifestSHA256: manifestDigest(manifest), Predicate: st.Predicate}
+	out := &Result{ManifestSHA256: signed.ManifestDigest(manifest), Predicate: st.Predicate}
 	for _, ts := range res.VerifiedTimestamps {
 		out.Timestamps = append(out.Timestamps, ts.Timestamp)
 	}
@@ -148,7 +129,7 @@ func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, ve
 	}
 	// The signature holds, so the payload is what the signer signed; if
 	// it is not a dshaudit statement, say so.
-	st, err := decodeStatement(b.GetDsseEnvelope().GetPayload())
+	st, err := signed.DecodeStatement(b.GetDsseEnvelope().GetPayload())
 	if err != nil {
 		return err
 	}
@@ -156,7 +137,7 @@ func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, ve
 		return fmt.Errorf("%w: %w", ErrUntrustedSigner, err)
 	}
 	// Signature and signer hold; what failed is the subject.
-	if err := st.checkSubject(manifest); err != nil {
+	if err := st.CheckSubject(manifest); err != nil {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrSubjectMismatch, verr)

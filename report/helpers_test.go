@@ -23,7 +23,12 @@ type vector = vectortest.Vector
 // loadVectors reads the shared test vectors (internal/vectortest).
 func loadVectors(t testing.TB) ([]vector, attest.Policy) {
 	t.Helper()
-	return vectortest.Load(t, vectorsDir)
+	vs, keyPath := vectortest.Index(t, vectorsDir)
+	key, err := attest.LoadPublicKey(keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs, attest.Policy{Key: key}
 }
 
 func vectorInput(t testing.TB, file string, pol attest.Policy) Input {

@@ -17,8 +17,8 @@
 # (-fuzzminimizetime=100x; go test's default is 60 s each), so the time goes
 # to counted executions; FUZZ_MINIMIZE overrides it.
 # A package's test binary bounds its targets' rates (the engine's pass over
-# the coverage counters after each execution; README "Benchmarks" has the
-# measured ceilings): attest and verify, which link sigstore-go, about 3k/s.
+# the coverage counters after each execution; DESIGN.md "Fuzzing" has the
+# measured ceilings): attest, which links sigstore-go, about 4k/s.
 # The soak is long (10M at 10k/s is about 17 min per target): run it with
 #   nice -n 19 scripts/fuzz-soak.sh &
 set -uo pipefail

@@ -48,7 +48,7 @@ DSHAUDIT_TEST_ENGINE=docker DSHAUDIT_E2E_ENGINE=docker \
 	go test -p 1 -count=1 -timeout 45m ./engine/ ./runner/ ./replay/ 2>&1 | tee "$dlog" || status=1
 
 echo "== fuzz smoke (10 s each; the committed corpora also run as unit tests)"
-go test -run='^$' -fuzz='^FuzzVerify$' -fuzztime=10s ./verify/ || status=1
+go test -run='^$' -fuzz='^FuzzVerify$' -fuzztime=10s ./verify/verifyfuzz/ || status=1
 
 passed=$(cat "$log" "$dlog" | grep -c '^ok ' || true)
 failed=$(cat "$log" "$dlog" | grep -cE '^FAIL[[:space:]]' || true)

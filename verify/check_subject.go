@@ -7,7 +7,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
@@ -18,7 +18,7 @@ var npmName = lazyregexp.New(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*
 // checkSubject checks the subject and the signed predicate (SPEC.md "What
 // the verifier cross-checks", class 6): one exact version, named alike by
 // the metadata, the spec and the predicate.
-func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, signed *attest.Result) {
+func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sig *signed.Result) {
 	bad := func(field, clause, format string, args ...any) {
 		rep.addf(ClassSubjectMismatch, field, clause, format, args...)
 	}
@@ -65,8 +65,8 @@ func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sign
 		// unresolvable T0 beside a dynamic layer is read, not derived.
 		bad("static.evidence.metadata", "DSHIO/T 20 5.5", "no metadata is retained although the dynamic layer installed the package: T0 cannot have been unresolvable")
 	}
-	if signed != nil {
-		p := signed.Predicate
+	if sig != nil {
+		p := sig.Predicate
 		if p.Subject.Name != sub.Name || p.Subject.Version != sub.Version {
 			bad("subject", `SPEC.md "Signature"`, "the signed predicate names %s@%s, the manifest %s@%s", p.Subject.Name, p.Subject.Version, sub.Name, sub.Version)
 		}

@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/dshaudit/dshaudit/bundle"
 )
 
 // checkWriterFacts cross-checks everything the writer states that the
 // derivation does not recompute (SPEC.md "What the verifier
 // cross-checks"), then lists what remains unverified metadata.
-func checkWriterFacts(rep *Report, m *bundle.Manifest, files map[string][]byte, untrusted map[string]bool, signed *attest.Result, d assemble.Derived) {
+func checkWriterFacts(rep *Report, m *bundle.Manifest, files map[string][]byte, untrusted map[string]bool, sig *signed.Result, d assemble.Derived) {
 	fp := checkFingerprint(rep, m, files)
 	cond := indexConditions(rep, m)
 	l := newLedger(rep, m)
@@ -19,7 +19,7 @@ func checkWriterFacts(rep *Report, m *bundle.Manifest, files map[string][]byte, 
 	checkConditions(rep, m, l, fp, cond)
 	checkSequence(rep, m, d, untrusted)
 	checkTimes(rep, m)
-	checkSubject(rep, m, files, signed)
+	checkSubject(rep, m, files, sig)
 	listUnverified(rep, m, l.unmatched())
 }
 

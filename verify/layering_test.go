@@ -26,3 +26,22 @@ func TestNoRunnerImport(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSigstoreLink keeps the Sigstore stack out of verify and of its
+// fuzz target's test binary: verify reaches signatures only through
+// signed.Checker (attest.Policy implements it), because a fuzz target in
+// a test binary that links sigstore-go runs at most about 4,700
+// executions a second whatever it does (DESIGN.md "Fuzzing").
+func TestNoSigstoreLink(t *testing.T) {
+	for _, args := range [][]string{{"list", "-deps", "."}, {"list", "-deps", "-test", "./verifyfuzz"}} {
+		out, err := exec.Command("go", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, "github.com/sigstore/") || dep == "github.com/dshaudit/dshaudit/attest" {
+				t.Errorf("go %s: depends on %s", strings.Join(args, " "), dep)
+			}
+		}
+	}
+}

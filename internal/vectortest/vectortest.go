@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 )
 
@@ -31,10 +30,12 @@ type Vector struct {
 // finds fewer is reading the wrong file.
 const MinVectors = 20
 
-// Load reads dir/vectors.json (dir is the path of testdata/vectors from
-// the test's package) and the signer's public key it names, and returns
-// the vectors and a policy trusting that key.
-func Load(t testing.TB, dir string) ([]Vector, attest.Policy) {
+// Index reads dir/vectors.json (dir is the path of testdata/vectors from
+// the test's package) and returns the vectors and the path of the
+// signer's public key it names. The caller loads the key with attest:
+// this package does not import attest, so a test binary that uses it
+// without attest (verify/verifyfuzz) does not link the Sigstore stack.
+func Index(t testing.TB, dir string) ([]Vector, string) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "vectors.json"))
 	if err != nil {
@@ -50,11 +51,7 @@ func Load(t testing.TB, dir string) ([]Vector, attest.Policy) {
 	if len(idx.Vectors) < MinVectors {
 		t.Fatalf("only %d vectors in %s", len(idx.Vectors), dir)
 	}
-	key, err := attest.LoadPublicKey(filepath.Join(dir, idx.Key))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return idx.Vectors, attest.Policy{Key: key}
+	return idx.Vectors, filepath.Join(dir, idx.Key)
 }
 
 // ReadBundle reads the bundle file at path with the default reader
