@@ -3,6 +3,7 @@ package attest
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -49,6 +50,7 @@ func Verify(sigJSON, manifest []byte, policy Policy) (*Result, error) {
 		return nil, fmt.Errorf("%w: %w", ErrAmbiguousPolicy, err)
 	}
 	digest := sha256.Sum256(manifest)
+	hexDigest := hex.EncodeToString(digest[:])
 	res, err := verifier.Verify(b, verify.NewPolicy(verify.WithArtifactDigest(DigestAlgorithm, digest[:]), identity...))
 	if err != nil {
 		return nil, classify(b, vc, policy, verifier, identity, manifest, err)
@@ -59,10 +61,10 @@ func Verify(sigJSON, manifest []byte, policy Policy) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.CheckSubject(manifest); err != nil {
+	if err := st.CheckSubject(hexDigest); err != nil {
 		return nil, err
 	}
-	out := &Result{ManifestSHA256: signed.ManifestDigest(manifest), Predicate: st.Predicate}
+	out := &Result{ManifestSHA256: hexDigest, Predicate: st.Predicate}
 	for _, ts := range res.VerifiedTimestamps {
 		out.Timestamps = append(out.Timestamps, ts.Timestamp)
 	}
@@ -137,7 +139,7 @@ func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, ve
 		return fmt.Errorf("%w: %w", ErrUntrustedSigner, err)
 	}
 	// Signature and signer hold; what failed is the subject.
-	if err := st.CheckSubject(manifest); err != nil {
+	if err := st.CheckSubject(signed.ManifestDigest(manifest)); err != nil {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrSubjectMismatch, verr)

@@ -31,8 +31,8 @@ func FuzzDecodeStatement(f *testing.F) {
 		if st.Type != StatementType || st.PredicateType != PredicateType || st.Predicate.Validate() != nil {
 			t.Fatalf("accepted an invalid statement: %+v", st)
 		}
-		err = st.CheckSubject(manifest)
 		want := ManifestDigest(manifest)
+		err = st.CheckSubject(want)
 		ok := len(st.Subject) == 1 && st.Subject[0].Name == SubjectName && len(st.Subject[0].Digest) == 1 && st.Subject[0].Digest[DigestAlgorithm] == want
 		if (err == nil) != ok {
 			t.Fatalf("CheckSubject = %v for subjects %+v", err, st.Subject)

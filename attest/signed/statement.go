@@ -135,9 +135,8 @@ func DecodeStatement(payload []byte) (*Statement, error) {
 }
 
 // CheckSubject requires exactly one subject, named SubjectName, whose only
-// digest is the manifest's sha256.
-func (st *Statement) CheckSubject(manifest []byte) error {
-	want := ManifestDigest(manifest)
+// digest is want, the manifest's sha256 as ManifestDigest gives it.
+func (st *Statement) CheckSubject(want string) error {
 	if len(st.Subject) != 1 {
 		return fmt.Errorf("%w: statement has %d subjects, want exactly one, %q", ErrSubjectMismatch, len(st.Subject), SubjectName)
 	}

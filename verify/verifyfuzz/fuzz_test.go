@@ -42,10 +42,11 @@ func (statementOnly) Check(sig, manifest []byte) (*signed.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.CheckSubject(manifest); err != nil {
+	digest := signed.ManifestDigest(manifest)
+	if err := st.CheckSubject(digest); err != nil {
 		return nil, err
 	}
-	return &signed.Result{Signer: "statement only (fuzz)", ManifestSHA256: signed.ManifestDigest(manifest), Predicate: st.Predicate}, nil
+	return &signed.Result{Signer: "statement only (fuzz)", ManifestSHA256: digest, Predicate: st.Predicate}, nil
 }
 
 // FuzzVerify feeds hostile bundle files to verify.Verify, seeded with
