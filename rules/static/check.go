@@ -57,6 +57,9 @@ type state struct {
 	in  Input
 	pkg map[string]any
 
+	// 5.2.1 and 5.2.2: the version range declaration, read once
+	decl *declared
+
 	// 5.1.1
 	patchPath string // cleaned; "" when 5.1.1 is non-conforming
 	// 5.1.2

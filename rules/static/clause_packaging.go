@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -178,22 +179,25 @@ func check532(s *state) ClauseResult {
 		}
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			count++
-			where := fmt.Sprintf("%s[%s]", f, quote(k))
+			where := func() string { return f + "[" + quote(k) + "]" } // only for a finding
 			str, ok := m[k].(string)
 			switch {
 			case !ok:
-				probs = append(probs, fmt.Sprintf("%s is %s, expected a version string", where, jsonKind(m[k])))
+				probs = append(probs, fmt.Sprintf("%s is %s, expected a version string", where(), jsonKind(m[k])))
 			case localSpec(str):
-				probs = append(probs, fmt.Sprintf("%s = %s is a local path", where, quote(str)))
+				probs = append(probs, fmt.Sprintf("%s = %s is a local path", where(), quote(str)))
 			case otherLocalSpec(str):
-				warns = append(warns, fmt.Sprintf("%s = %s is a local path form npm also resolves locally; the clause lists only file: and /", where, quote(str)))
+				warns = append(warns, fmt.Sprintf("%s = %s is a local path form npm also resolves locally; the clause lists only file: and /", where(), quote(str)))
 			}
 		}
 	}
 	if d, ok := s.pkg["dsh"]; ok {
 		n, deep := 0, false
-		var walk func(where string, v any, depth int)
-		walk = func(where string, v any, depth int) {
+		// path holds the steps to the value being walked; the where of a
+		// finding ("dsh.key[i]") is built from it only for a finding.
+		var path []walkStep
+		var walk func(v any, depth int)
+		walk = func(v any, depth int) {
 			if n++; n > maxWalk {
 				return
 			}
@@ -205,19 +209,23 @@ func check532(s *state) ClauseResult {
 			case string:
 				count++
 				if localSpec(t) {
-					probs = append(probs, fmt.Sprintf("%s = %s is a local path", where, quote(t)))
+					probs = append(probs, fmt.Sprintf("%s = %s is a local path", walkWhere("dsh", path), quote(t)))
 				}
 			case []any:
 				for i, x := range t {
-					walk(fmt.Sprintf("%s[%d]", where, i), x, depth+1)
+					path = append(path, walkStep{index: i})
+					walk(x, depth+1)
+					path = path[:len(path)-1]
 				}
 			case map[string]any:
 				for _, k := range slices.Sorted(maps.Keys(t)) {
-					walk(where+"."+k, t[k], depth+1)
+					path = append(path, walkStep{key: k, index: -1})
+					walk(t[k], depth+1)
+					path = path[:len(path)-1]
 				}
 			}
 		}
-		walk("dsh", d, 0)
+		walk(d, 0)
 		if n > maxWalk {
 			warns = append(warns, fmt.Sprintf("only the first %d values under dsh were checked", maxWalk))
 		}
@@ -231,6 +239,27 @@ func check532(s *state) ClauseResult {
 			Message: joinBounded(probs) + "; local-path values make installation fail for consumers", Warnings: warns}
 	}
 	return ClauseResult{Status: Conforming, Observed: obs, Warnings: warns}
+}
+
+// walkStep is one step of a walk through JSON values: an object key, or
+// (index >= 0) an array index.
+type walkStep struct {
+	key   string
+	index int
+}
+
+// walkWhere renders a walk's path from root: root.key[i].
+func walkWhere(root string, path []walkStep) string {
+	var b strings.Builder
+	b.WriteString(root)
+	for _, st := range path {
+		if st.index >= 0 {
+			b.WriteString("[" + strconv.Itoa(st.index) + "]")
+		} else {
+			b.WriteString("." + st.key)
+		}
+	}
+	return b.String()
 }
 
 // SizeLimitBytes is clause 5.3.3's 50 MB, in SI megabytes as npm reports

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/Masterminds/semver/v3"
 )
 
 // isDSHPackage reports whether a peer dependency counts for clause 5.2.1's
@@ -83,6 +81,15 @@ func readDeclared(pkg map[string]any) declared {
 	return d
 }
 
+// declared reads the declaration once for clauses 5.2.1 and 5.2.2.
+func (s *state) declared() declared {
+	if s.decl == nil {
+		d := readDeclared(s.pkg)
+		s.decl = &d
+	}
+	return *s.decl
+}
+
 // peerNames lists the counted peers' names.
 func (d declared) peerNames() string {
 	ns := make([]string, len(d.peers))
@@ -96,7 +103,7 @@ func (d declared) peerNames() string {
 // or, as the fallback, in @deepseek-ai/dsh* peerDependencies.
 // DSHIO/T 10 5.2.1, T 20 5.4. SPEC.md "5.2.1 Version range declaration".
 func check521(s *state) ClauseResult {
-	d := readDeclared(s.pkg)
+	d := s.declared()
 	if len(d.problems) > 0 {
 		return ClauseResult{Status: NonConforming, Observed: "malformed version range declaration",
 			Message: strings.Join(d.problems, "; ")}
@@ -123,12 +130,12 @@ func check521(s *state) ClauseResult {
 // DSHIO/T 10 5.2.2, T 20 5.4. SPEC.md "5.2.2 Version range includes the
 // baseline version".
 func check522(s *state) ClauseResult {
-	base, err := semver.NewVersion(s.in.Baseline)
+	base, err := parseBaseline(s.in.Baseline)
 	if err != nil {
 		return notEvaluated(fmt.Sprintf("the baseline %s is not a semver version: %v", quote(s.in.Baseline), err))
 	}
 	bs := s.in.Baseline
-	d := readDeclared(s.pkg)
+	d := s.declared()
 	// engines.dsh and the peer ranges are often the same string; each
 	// distinct range is evaluated once.
 	seen := map[string]RangeResult{}

@@ -183,6 +183,9 @@ const maxQuoted = 120
 
 // quote renders untrusted text with %q, truncated to maxQuoted runes.
 func quote(s string) string {
+	if len(s) <= maxQuoted && plainASCII(s) {
+		return `"` + s + `"` // what strconv.Quote gives, without its per-rune work
+	}
 	n := utf8.RuneCountInString(s)
 	if n <= maxQuoted {
 		return strconv.Quote(s)
@@ -194,6 +197,17 @@ func quote(s string) string {
 	}
 	// Through []rune, as before: each invalid byte becomes U+FFFD.
 	return strconv.Quote(string([]rune(s[:cut]))) + "…(" + strconv.Itoa(n-maxQuoted) + " more characters)"
+}
+
+// plainASCII reports whether strconv.Quote leaves every byte of s as it
+// is: printable ASCII other than the quote and the backslash.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // maxListed bounds how many offenders a message names one by one.

@@ -3,6 +3,7 @@ package static
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 )
@@ -52,6 +53,12 @@ func AdmitsBaseline(rng string, v *semver.Version) RangeResult {
 // whole is rng parsed; a range of one comparator set, with no space
 // around it, is that set, so it is not parsed again.
 func npmAdmits(rng string, whole *semver.Constraints, v *semver.Version) bool {
+	if v.Prerelease() != "" && strings.IndexByte(rng, '-') < 0 {
+		// A comparator's version is text from rng (or from Masterminds'
+		// rewriting of "a - b" into ">= a, <= b"), so without a "-" none
+		// has a prerelease, and npm's rule admits no prerelease version.
+		return false
+	}
 	groups := strings.Split(rng, "||")
 	for _, group := range groups {
 		var gc *semver.Constraints
@@ -72,6 +79,9 @@ func npmAdmits(rng string, whole *semver.Constraints, v *semver.Version) bool {
 			return true
 		}
 		for _, tok := range strings.Fields(gc.String()) {
+			if strings.IndexByte(tok, '-') < 0 {
+				continue // no prerelease without a "-"; spares the parse
+			}
 			cv, err := semver.NewVersion(strings.TrimLeft(tok, "=!<>~^"))
 			if err != nil {
 				continue // "*", "1.x" and the like carry no prerelease
@@ -82,6 +92,21 @@ func npmAdmits(rng string, whole *semver.Constraints, v *semver.Version) bool {
 		}
 	}
 	return false
+}
+
+// defaultBaseline is DefaultBaseline parsed, once.
+var defaultBaseline = sync.OnceValues(func() (*semver.Version, error) {
+	return semver.NewVersion(DefaultBaseline)
+})
+
+// parseBaseline parses a baseline version; DefaultBaseline, the one
+// nearly every check uses, is parsed once. The *semver.Version is shared,
+// and only read.
+func parseBaseline(s string) (*semver.Version, error) {
+	if s == DefaultBaseline {
+		return defaultBaseline()
+	}
+	return semver.NewVersion(s)
 }
 
 // admitWord renders one rule's answer.
