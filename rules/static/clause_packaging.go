@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // normFilesPath strips a leading "./" (repeatedly) and trailing "/" from a
@@ -143,13 +144,34 @@ var depFields = []string{"dependencies", "optionalDependencies", "peerDependenci
 // file: compared case-insensitively).
 func localSpec(v string) bool {
 	t := strings.TrimLeft(v, " \t\r\n")
-	return strings.HasPrefix(strings.ToLower(t), "file:") || strings.HasPrefix(t, "/")
+	return strings.HasPrefix(lowerPrefix(t, 5), "file:") || strings.HasPrefix(t, "/")
+}
+
+// lowerPrefix is the first n bytes (or fewer) of strings.ToLower(t),
+// without lowering all of t when those bytes are ASCII: the lowering of
+// ASCII is byte by byte, so the rest of t cannot change them.
+func lowerPrefix(t string, n int) string {
+	head := t
+	if len(head) > n {
+		head = head[:n]
+	}
+	for i := 0; i < len(head); i++ {
+		if head[i] >= utf8.RuneSelf {
+			// Unicode lowering may change lengths: lower all of t.
+			head = strings.ToLower(t)
+			if len(head) > n {
+				head = head[:n]
+			}
+			return head
+		}
+	}
+	return strings.ToLower(head)
 }
 
 // otherLocalSpec reports npm's other local-path forms, which the clause
 // does not list: ./ ../ ~/ link: and Windows paths.
 func otherLocalSpec(v string) bool {
-	t := strings.ToLower(strings.TrimLeft(v, " \t\r\n"))
+	t := lowerPrefix(strings.TrimLeft(v, " \t\r\n"), 5) // the longest prefix tested
 	if len(t) >= 3 && t[1] == ':' && (t[2] == '\\' || t[2] == '/') && t[0] >= 'a' && t[0] <= 'z' {
 		return true
 	}

@@ -288,3 +288,16 @@ func TestDSHWalkDepthBound(t *testing.T) {
 		t.Errorf("%s %s", c.Status, c.Message)
 	}
 }
+
+// TestLowerPrefix checks lowerPrefix against lowering the whole string.
+func TestLowerPrefix(t *testing.T) {
+	for _, s := range []string{"", "FILE:x", "File", "\u212A:/x", "f\u0130le:", "FI\xffLE:", "ÉCOLE", "link:../X", "\u0130\u0130\u0130"} {
+		want := strings.ToLower(s)
+		if len(want) > 5 {
+			want = want[:5]
+		}
+		if got := lowerPrefix(s, 5); got != want {
+			t.Errorf("lowerPrefix(%q, 5) = %q, want %q", s, got, want)
+		}
+	}
+}
