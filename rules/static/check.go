@@ -58,7 +58,8 @@ type state struct {
 	pkg map[string]any
 
 	// 5.2.1 and 5.2.2: the version range declaration, read once
-	decl *declared
+	decl         *declared
+	quotedRanges map[string]string // quoteRange's
 
 	// 5.1.1
 	patchPath string // cleaned; "" when 5.1.1 is non-conforming

@@ -90,6 +90,20 @@ func (s *state) declared() declared {
 	return *s.decl
 }
 
+// quoteRange is quote(r), once per range for clauses 5.2.1 and 5.2.2,
+// whose messages repeat the same ranges.
+func (s *state) quoteRange(r string) string {
+	q, ok := s.quotedRanges[r]
+	if !ok {
+		if s.quotedRanges == nil {
+			s.quotedRanges = map[string]string{}
+		}
+		q = quote(r)
+		s.quotedRanges[r] = q
+	}
+	return q
+}
+
 // peerNames lists the counted peers' names.
 func (d declared) peerNames() string {
 	ns := make([]string, len(d.peers))
@@ -111,7 +125,7 @@ func check521(s *state) ClauseResult {
 	var r ClauseResult
 	switch d.source {
 	case rangeEngines:
-		r = ClauseResult{Status: Conforming, Observed: "engines.dsh = " + quote(d.engines)}
+		r = ClauseResult{Status: Conforming, Observed: "engines.dsh = " + s.quoteRange(d.engines)}
 	case rangePeers:
 		r = ClauseResult{Status: Conforming, Observed: "no engines.dsh; range from peerDependencies " + d.peerNames(),
 			Message: "the DSH range is judged from the @deepseek-ai/dsh* peerDependencies (the 5.2.1 fallback); declaring engines.dsh is suggested"}
@@ -157,26 +171,26 @@ func check522(s *state) ClauseResult {
 			Warnings: d.problems}
 	case rangeEngines:
 		res := admits(d.engines)
-		r := ClauseResult{Observed: "engines.dsh " + res.describe(bs)}
+		r := ClauseResult{Observed: "engines.dsh " + res.describe(s.quoteRange(res.Range), bs)}
 		switch {
 		case res.Err != nil:
 			r.Status = NonConforming
-			r.Message = fmt.Sprintf("engines.dsh %s is not a valid semver range: %v", quote(d.engines), res.Err)
+			r.Message = fmt.Sprintf("engines.dsh %s is not a valid semver range: %v", s.quoteRange(d.engines), res.Err)
 		case res.Masterminds:
 			r.Status = Conforming
 		default:
 			r.Status = NonConforming
-			r.Message = fmt.Sprintf("engines.dsh %s excludes the baseline %s; common mistake: a hard-coded upper bound", quote(d.engines), bs)
+			r.Message = fmt.Sprintf("engines.dsh %s excludes the baseline %s; common mistake: a hard-coded upper bound", s.quoteRange(d.engines), bs)
 		}
 		if res.Disagree() {
-			r.Warnings = append(r.Warnings, res.disagreement("engines.dsh", bs))
+			r.Warnings = append(r.Warnings, res.disagreement("engines.dsh", s.quoteRange(res.Range), bs))
 		}
 		// The peers are not the 5.2.2 criterion once engines.dsh exists,
 		// but dsh also refuses a plugin whose peer ranges exclude it.
 		for _, p := range d.peers {
 			pr := peerResult(p, admits)
 			if pr.Err != nil || !pr.Masterminds || !pr.NPM {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("peerDependencies[%s] %s; dsh refuses a plugin whose peer ranges do not admit the running release", quote(p.name), pr.describe(bs)))
+				r.Warnings = append(r.Warnings, fmt.Sprintf("peerDependencies[%s] %s; dsh refuses a plugin whose peer ranges do not admit the running release", quote(p.name), pr.describe(s.quoteRange(pr.Range), bs)))
 			}
 		}
 		return r
@@ -186,15 +200,15 @@ func check522(s *state) ClauseResult {
 	for _, p := range d.peers {
 		pr := peerResult(p, admits)
 		where := fmt.Sprintf("peerDependencies[%s]", quote(p.name))
-		obs = append(obs, where+" "+pr.describe(bs))
+		obs = append(obs, where+" "+pr.describe(s.quoteRange(pr.Range), bs))
 		switch {
 		case pr.Err != nil:
 			bad = append(bad, fmt.Sprintf("%s is not a valid semver range: %v", where, pr.Err))
 		case !pr.Masterminds:
-			bad = append(bad, fmt.Sprintf("%s %s excludes the baseline %s", where, quote(pr.Range), bs))
+			bad = append(bad, fmt.Sprintf("%s %s excludes the baseline %s", where, s.quoteRange(pr.Range), bs))
 		}
 		if pr.Disagree() {
-			warns = append(warns, pr.disagreement(where, bs))
+			warns = append(warns, pr.disagreement(where, s.quoteRange(pr.Range), bs))
 		}
 	}
 	r := ClauseResult{Status: Conforming, Observed: "no engines.dsh; " + joinBounded(obs), Warnings: append(d.problems, warns...)}

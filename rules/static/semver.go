@@ -117,16 +117,17 @@ func admitWord(b bool) string {
 	return "does not admit"
 }
 
-// describe renders both answers for Observed.
-func (r RangeResult) describe(baseline string) string {
+// describe renders both answers for Observed; quoted is quote(r.Range).
+func (r RangeResult) describe(quoted, baseline string) string {
 	if r.Err != nil {
-		return fmt.Sprintf("%s: invalid range (%v)", quote(r.Range), r.Err)
+		return fmt.Sprintf("%s: invalid range (%v)", quoted, r.Err)
 	}
-	return fmt.Sprintf("%s vs baseline %s: Masterminds %s, npm %s", quote(r.Range), baseline, admitWord(r.Masterminds), admitWord(r.NPM))
+	return fmt.Sprintf("%s vs baseline %s: Masterminds %s, npm %s", quoted, baseline, admitWord(r.Masterminds), admitWord(r.NPM))
 }
 
-// disagreement is the warning for two rules disagreeing.
-func (r RangeResult) disagreement(where, baseline string) string {
+// disagreement is the warning for two rules disagreeing; quoted is
+// quote(r.Range).
+func (r RangeResult) disagreement(where, quoted, baseline string) string {
 	return fmt.Sprintf("%s %s: the semver rules disagree on baseline %s: Masterminds/semver v3 (the rule DSHIO/T 10 5.2.2's example requires; the verdict follows it) %s it, npm's prerelease rule (used by dsh and pnpm, which compare a prerelease only within the same major.minor.patch) %s it",
-		where, quote(r.Range), baseline, admitWord(r.Masterminds), admitWord(r.NPM))
+		where, quoted, baseline, admitWord(r.Masterminds), admitWord(r.NPM))
 }
