@@ -148,24 +148,24 @@ func localSpec(v string) bool {
 }
 
 // lowerPrefix is the first n bytes (or fewer) of strings.ToLower(t),
-// without lowering all of t when those bytes are ASCII: the lowering of
-// ASCII is byte by byte, so the rest of t cannot change them.
+// lowering only the start of t: strings.ToLower maps rune by rune, each
+// to at least one byte (an invalid byte to U+FFFD), so the first n runes
+// of t give the first n bytes.
 func lowerPrefix(t string, n int) string {
-	head := t
+	j := 0
+	for k := 0; k < n && j < len(t); k++ {
+		if t[j] < utf8.RuneSelf {
+			j++
+		} else {
+			_, w := utf8.DecodeRuneInString(t[j:])
+			j += w
+		}
+	}
+	head := strings.ToLower(t[:j])
 	if len(head) > n {
 		head = head[:n]
 	}
-	for i := 0; i < len(head); i++ {
-		if head[i] >= utf8.RuneSelf {
-			// Unicode lowering may change lengths: lower all of t.
-			head = strings.ToLower(t)
-			if len(head) > n {
-				head = head[:n]
-			}
-			return head
-		}
-	}
-	return strings.ToLower(head)
+	return head
 }
 
 // otherLocalSpec reports npm's other local-path forms, which the clause
@@ -288,6 +288,11 @@ func walkWhere(root string, path []walkStep) string {
 // sizes. SPEC.md "5.3.3 Package size".
 const SizeLimitBytes = 50 * 1000 * 1000
 
+// sizeObserved renders an installed size: "N bytes (M.m MB)".
+func sizeObserved(n int64) string {
+	return strconv.FormatInt(n, 10) + " bytes (" + strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB)"
+}
+
 // check533 (recommended): installed size below 50 MB. Known only after T1.
 // DSHIO/T 10 5.3.3. SPEC.md "5.3.3 Package size".
 func check533(s *state) ClauseResult {
@@ -298,8 +303,8 @@ func check533(s *state) ClauseResult {
 	case n == 0:
 		return notEvaluated("no installed size was recorded (0 bytes is not a plausible installed size)")
 	case n < SizeLimitBytes:
-		return ClauseResult{Status: Conforming, Observed: fmt.Sprintf("%d bytes (%.1f MB)", n, float64(n)/1e6)}
+		return ClauseResult{Status: Conforming, Observed: sizeObserved(n)}
 	}
-	return ClauseResult{Status: NonConforming, Observed: fmt.Sprintf("%d bytes (%.1f MB)", n, float64(n)/1e6),
+	return ClauseResult{Status: NonConforming, Observed: sizeObserved(n),
 		Message: "the installed size is not below 50 MB (50,000,000 bytes); excessive size slows installation markedly (official plugins are typically 1–20 MB)"}
 }

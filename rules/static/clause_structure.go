@@ -51,7 +51,7 @@ func check512(s *state) ClauseResult {
 			Message: "the patch file " + quote(s.patchPath) + " was fetched but is empty"}
 	}
 	s.patchOK = true
-	return ClauseResult{Status: Conforming, Observed: fmt.Sprintf("%d bytes", len(s.in.Patch))}
+	return ClauseResult{Status: Conforming, Observed: strconv.Itoa(len(s.in.Patch)) + " bytes"}
 }
 
 // yamlLineRE pulls the line number out of a yaml.v3 error message.
@@ -299,9 +299,9 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
+		return strconv.Itoa(n) + " " + noun[:len(noun)-1] + "ies"
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // insertEntries lists every entry of every insert list, and the problems

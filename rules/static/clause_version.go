@@ -175,12 +175,12 @@ func check522(s *state) ClauseResult {
 		switch {
 		case res.Err != nil:
 			r.Status = NonConforming
-			r.Message = fmt.Sprintf("engines.dsh %s is not a valid semver range: %v", s.quoteRange(d.engines), res.Err)
+			r.Message = "engines.dsh " + s.quoteRange(d.engines) + " is not a valid semver range: " + res.Err.Error()
 		case res.Masterminds:
 			r.Status = Conforming
 		default:
 			r.Status = NonConforming
-			r.Message = fmt.Sprintf("engines.dsh %s excludes the baseline %s; common mistake: a hard-coded upper bound", s.quoteRange(d.engines), bs)
+			r.Message = "engines.dsh " + s.quoteRange(d.engines) + " excludes the baseline " + bs + "; common mistake: a hard-coded upper bound"
 		}
 		if res.Disagree() {
 			r.Warnings = append(r.Warnings, res.disagreement("engines.dsh", s.quoteRange(res.Range), bs))
@@ -190,7 +190,7 @@ func check522(s *state) ClauseResult {
 		for _, p := range d.peers {
 			pr := peerResult(p, admits)
 			if pr.Err != nil || !pr.Masterminds || !pr.NPM {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("peerDependencies[%s] %s; dsh refuses a plugin whose peer ranges do not admit the running release", quote(p.name), pr.describe(s.quoteRange(pr.Range), bs)))
+				r.Warnings = append(r.Warnings, "peerDependencies["+quote(p.name)+"] "+pr.describe(s.quoteRange(pr.Range), bs)+"; dsh refuses a plugin whose peer ranges do not admit the running release")
 			}
 		}
 		return r
@@ -199,13 +199,13 @@ func check522(s *state) ClauseResult {
 	var obs, bad, warns []string
 	for _, p := range d.peers {
 		pr := peerResult(p, admits)
-		where := fmt.Sprintf("peerDependencies[%s]", quote(p.name))
+		where := "peerDependencies[" + quote(p.name) + "]"
 		obs = append(obs, where+" "+pr.describe(s.quoteRange(pr.Range), bs))
 		switch {
 		case pr.Err != nil:
-			bad = append(bad, fmt.Sprintf("%s is not a valid semver range: %v", where, pr.Err))
+			bad = append(bad, where+" is not a valid semver range: "+pr.Err.Error())
 		case !pr.Masterminds:
-			bad = append(bad, fmt.Sprintf("%s %s excludes the baseline %s", where, s.quoteRange(pr.Range), bs))
+			bad = append(bad, where+" "+s.quoteRange(pr.Range)+" excludes the baseline "+bs)
 		}
 		if pr.Disagree() {
 			warns = append(warns, pr.disagreement(where, s.quoteRange(pr.Range), bs))

@@ -291,7 +291,7 @@ func TestDSHWalkDepthBound(t *testing.T) {
 
 // TestLowerPrefix checks lowerPrefix against lowering the whole string.
 func TestLowerPrefix(t *testing.T) {
-	for _, s := range []string{"", "FILE:x", "File", "\u212A:/x", "f\u0130le:", "FI\xffLE:", "ÉCOLE", "link:../X", "\u0130\u0130\u0130"} {
+	for _, s := range []string{"", "FILE:x", "File", "\u212A:/x", "f\u0130le:", "FI\xffLE:", "ÉCOLE", "link:../X", "\u0130\u0130\u0130", "\u212A\u212A\u212A\u212A\u212A\u212A", "a\xe2\x84BCDEF", "ABCDEFGH"} {
 		want := strings.ToLower(s)
 		if len(want) > 5 {
 			want = want[:5]

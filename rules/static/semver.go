@@ -120,9 +120,9 @@ func admitWord(b bool) string {
 // describe renders both answers for Observed; quoted is quote(r.Range).
 func (r RangeResult) describe(quoted, baseline string) string {
 	if r.Err != nil {
-		return fmt.Sprintf("%s: invalid range (%v)", quoted, r.Err)
+		return quoted + ": invalid range (" + r.Err.Error() + ")"
 	}
-	return fmt.Sprintf("%s vs baseline %s: Masterminds %s, npm %s", quoted, baseline, admitWord(r.Masterminds), admitWord(r.NPM))
+	return quoted + " vs baseline " + baseline + ": Masterminds " + admitWord(r.Masterminds) + ", npm " + admitWord(r.NPM)
 }
 
 // disagreement is the warning for two rules disagreeing; quoted is
