@@ -134,14 +134,26 @@ func yamlFailure(src []byte, err error) ClauseResult {
 // on the given 1-based line, or on any line when line is 0. col is 1-based
 // in characters.
 func findReservedIndicator(src []byte, line int) (l, col int, ch string, ok bool) {
-	lines := strings.Split(string(src), "\n")
-	for i, text := range lines {
+	// The lines of src one by one, as strings.Split(src, "\n") gives
+	// them, without copying src or splitting it all.
+	rest := src
+	for i := 0; rest != nil; i++ {
+		raw := rest
+		if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+			raw, rest = rest[:j], rest[j+1:]
+		} else {
+			rest = nil
+		}
 		if line > 0 && i+1 != line {
+			if i+1 > line {
+				break
+			}
 			continue
 		}
-		if !strings.ContainsAny(text, "@`") {
+		if !bytes.ContainsAny(raw, "@`") {
 			continue // the regexp needs one; most lines have neither
 		}
+		text := string(raw)
 		m := reservedIndicatorRE.FindStringSubmatchIndex(text)
 		if m == nil {
 			continue

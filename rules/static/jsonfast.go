@@ -1,6 +1,7 @@
 package static
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -158,6 +159,23 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 // rules are left to encoding/json.
 func (d *fastDecoder) str() (any, bool) {
 	d.i++ // "
+	// Most strings have no escape: find the closing quote with
+	// bytes.IndexByte, and look for control characters only.
+	if q := bytes.IndexByte(d.b[d.i:], '"'); q >= 0 {
+		s := d.b[d.i : d.i+q]
+		if bytes.IndexByte(s, '\\') < 0 {
+			for _, c := range s {
+				if c < ' ' {
+					return nil, false
+				}
+			}
+			if !utf8.Valid(s) {
+				return nil, false
+			}
+			d.i += q + 1
+			return string(s), true
+		}
+	}
 	start, ascii := d.i, true
 	var buf []byte // the decoded text once there is an escape
 	for d.i < len(d.b) {
