@@ -159,59 +159,44 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 // rules are left to encoding/json.
 func (d *fastDecoder) str() (any, bool) {
 	d.i++ // "
-	// Most strings have no escape: find the closing quote with
-	// bytes.IndexByte, and look for control characters only.
-	if q := bytes.IndexByte(d.b[d.i:], '"'); q >= 0 {
-		s := d.b[d.i : d.i+q]
-		if bytes.IndexByte(s, '\\') < 0 {
-			for _, c := range s {
-				if c < ' ' {
-					return nil, false
-				}
-			}
-			if !utf8.Valid(s) {
-				return nil, false
-			}
-			d.i += q + 1
-			return string(s), true
-		}
-	}
-	start, ascii := d.i, true
+
 	var buf []byte // the decoded text once there is an escape
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
-			s := d.b[start:d.i]
-			if !ascii && !utf8.Valid(s) {
-				return nil, false
-			}
-			d.i++
-			if buf != nil {
-				return string(append(buf, s...)), true
-			}
-			return string(s), true
-		case c < ' ':
+	for {
+		// The next quote ends the string unless a backslash comes first;
+		// both found with bytes.IndexByte, the text between checked for
+		// control characters and UTF-8 only.
+		q := bytes.IndexByte(d.b[d.i:], '"')
+		if q < 0 {
 			return nil, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		case c == '\\':
-			if !ascii && !utf8.Valid(d.b[start:d.i]) {
-				return nil, false
-			}
-			buf = append(buf, d.b[start:d.i]...)
-			r, n := unescape(d.b[d.i:])
-			if n == 0 {
-				return nil, false
-			}
-			buf = utf8.AppendRune(buf, r)
-			d.i += n
-			start, ascii = d.i, true
-			continue
 		}
-		d.i++
+		chunk := d.b[d.i : d.i+q]
+		bs := bytes.IndexByte(chunk, '\\')
+		if bs >= 0 {
+			chunk = chunk[:bs]
+		}
+		for _, c := range chunk {
+			if c < ' ' {
+				return nil, false
+			}
+		}
+		if !utf8.Valid(chunk) {
+			return nil, false
+		}
+		if bs < 0 {
+			d.i += q + 1
+			if buf != nil {
+				return string(append(buf, chunk...)), true
+			}
+			return string(chunk), true
+		}
+		buf = append(buf, chunk...)
+		r, n := unescape(d.b[d.i+bs:])
+		if n == 0 {
+			return nil, false
+		}
+		buf = utf8.AppendRune(buf, r)
+		d.i += bs + n
 	}
-	return nil, false
 }
 
 // unescape decodes the escape at the start of b (a backslash and what
