@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // Size bounds for hostile input. SPEC.md "T0 static check", "Input bounds".
@@ -105,7 +103,10 @@ func rawPatchPath(pkg map[string]any) (string, error) {
 // maxPatchPathBytes bounds a declared patch path.
 const maxPatchPathBytes = 1024
 
-var drivePath = lazyregexp.New(`^[A-Za-z]:`)
+// drivePath reports whether p starts with a Windows drive ("C:").
+func drivePath(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && ('a' <= p[0] && p[0] <= 'z' || 'A' <= p[0] && p[0] <= 'Z')
+}
 
 // CleanPatchPath is the one normaliser of a declared dsh.bundle.patch
 // value, used by T0's fetch and by clause 5.1.1 alike: it returns the
@@ -131,7 +132,7 @@ func CleanPatchPath(raw string) (string, error) {
 		return bad("contains NUL")
 	case strings.Contains(raw, `\`):
 		return bad(`contains a backslash; package paths use "/"`)
-	case strings.HasPrefix(raw, "/") || drivePath.MatchString(raw):
+	case strings.HasPrefix(raw, "/") || drivePath(raw):
 		return bad("is an absolute path, not relative to the package root")
 	}
 	rest := raw
