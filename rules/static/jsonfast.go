@@ -161,15 +161,19 @@ func (d *fastDecoder) str() (any, bool) {
 	d.i++ // "
 
 	var buf []byte // the decoded text once there is an escape
+	end := -1      // the index of the next quote, at or after d.i
 	for {
 		// The next quote ends the string unless a backslash comes first;
 		// both found with bytes.IndexByte, the text between checked for
 		// control characters and UTF-8 only.
-		q := bytes.IndexByte(d.b[d.i:], '"')
-		if q < 0 {
-			return nil, false
+		if end < d.i {
+			q := bytes.IndexByte(d.b[d.i:], '"')
+			if q < 0 {
+				return nil, false
+			}
+			end = d.i + q
 		}
-		chunk := d.b[d.i : d.i+q]
+		chunk := d.b[d.i:end]
 		bs := bytes.IndexByte(chunk, '\\')
 		if bs >= 0 {
 			chunk = chunk[:bs]
@@ -183,11 +187,14 @@ func (d *fastDecoder) str() (any, bool) {
 			return nil, false
 		}
 		if bs < 0 {
-			d.i += q + 1
+			d.i = end + 1
 			if buf != nil {
 				return string(append(buf, chunk...)), true
 			}
 			return string(chunk), true
+		}
+		if buf == nil {
+			buf = make([]byte, 0, end-d.i+utf8.UTFMax)
 		}
 		buf = append(buf, chunk...)
 		r, n := unescape(d.b[d.i+bs:])
