@@ -107,18 +107,8 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k.(string)] = v
-		if d.space(); d.i >= len(d.b) {
-			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case '}':
-			d.i++
-			return m, true
-		default:
-			return nil, false
+		if more, ok := d.more('}'); !ok || !more {
+			return m, ok
 		}
 	}
 }
@@ -138,20 +128,28 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		if d.space(); d.i >= len(d.b) {
-			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case ']':
-			d.i++
-			return a, true
-		default:
-			return nil, false
+		if more, ok := d.more(']'); !ok || !more {
+			return a, ok
 		}
 	}
+}
+
+// more reads what follows a member of an object or an array: a comma
+// (more is true) or the closer that ends it; ok is false on anything else.
+func (d *fastDecoder) more(closer byte) (more, ok bool) {
+	if d.space(); d.i >= len(d.b) {
+		return false, false
+	}
+	switch d.b[d.i] {
+	case ',':
+		d.i++
+		d.space()
+		return true, true
+	case closer:
+		d.i++
+		return false, true
+	}
+	return false, false
 }
 
 // str decodes a string in valid UTF-8 without control characters. Of
