@@ -2,9 +2,7 @@ package static
 
 import (
 	"fmt"
-	"maps"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -199,7 +197,7 @@ func check532(s *state) ClauseResult {
 			probs = append(probs, fmt.Sprintf("%s is %s, expected an object of name → version", f, jsonKind(v)))
 			continue
 		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
+		for _, k := range sortedKeys(m) {
 			count++
 			where := func() string { return f + "[" + quote(k) + "]" } // only for a finding
 			str, ok := m[k].(string)
@@ -240,7 +238,7 @@ func check532(s *state) ClauseResult {
 					path = path[:len(path)-1]
 				}
 			case map[string]any:
-				for _, k := range slices.Sorted(maps.Keys(t)) {
+				for _, k := range sortedKeys(t) {
 					path = append(path, walkStep{key: k, index: -1})
 					walk(t[k], depth+1)
 					path = path[:len(path)-1]

@@ -2,8 +2,6 @@ package static
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 )
 
@@ -66,7 +64,7 @@ func readDeclared(pkg map[string]any) declared {
 		if !ok {
 			d.problems = append(d.problems, fmt.Sprintf("peerDependencies is %s, expected an object; it is ignored", jsonKind(pd)))
 		}
-		for _, name := range slices.Sorted(maps.Keys(pm)) {
+		for _, name := range sortedKeys(pm) {
 			switch {
 			case isDSHPackage(name):
 				d.peers = append(d.peers, peerRange{name, pm[name]})
@@ -322,7 +320,7 @@ func mjsTargets(v any) []string {
 				walk(x)
 			}
 		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(t)) {
+			for _, k := range sortedKeys(t) {
 				walk(t[k])
 			}
 		}

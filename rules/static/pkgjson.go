@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -167,6 +168,17 @@ func lookup(m map[string]any, keys ...string) (v any, where string) {
 		cur = next
 	}
 	return cur, ""
+}
+
+// sortedKeys returns an object's keys in order, as
+// slices.Sorted(maps.Keys(m)) does, in one allocation.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // jsonKind names a decoded JSON value's type with its article.
