@@ -301,3 +301,17 @@ func TestLowerPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestMayBeItem checks the literal check before itemRE: true of every
+// line the regexp matches, false of some it does not.
+func TestMayBeItem(t *testing.T) {
+	for _, line := range []string{"- Why network: x", "1) DATA FLOW: a -> b", "* wHy \u212Aeep: x", "why:", "Data:", "no label: here", "wh y: x", "dat a: x"} {
+		match := itemRE.MatchString(line)
+		if may := mayBeItem(line); match && !may || line == "no label: here" && may {
+			t.Errorf("%q: itemRE %v, mayBeItem %v", line, match, may)
+		}
+	}
+	if !itemRE.MatchString("- Why networ\u212A: x") || !mayBeItem("- Why networ\u212A: x") {
+		t.Error("a Kelvin sign in the label: itemRE and mayBeItem should both take it")
+	}
+}
