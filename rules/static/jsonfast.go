@@ -2,6 +2,7 @@ package static
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -176,12 +177,7 @@ func (d *fastDecoder) str() (any, bool) {
 		if bs >= 0 {
 			chunk = chunk[:bs]
 		}
-		for _, c := range chunk {
-			if c < ' ' {
-				return nil, false
-			}
-		}
-		if !utf8.Valid(chunk) {
+		if hasControl(chunk) || !utf8.Valid(chunk) {
 			return nil, false
 		}
 		if bs < 0 {
@@ -202,6 +198,27 @@ func (d *fastDecoder) str() (any, bool) {
 		buf = utf8.AppendRune(buf, r)
 		d.i += bs + n
 	}
+}
+
+// hasControl reports whether b has a byte below 0x20, eight bytes at a
+// time: a byte x < 0x20 is one where x - 0x20 borrows into its top bit
+// while x's own top bit is clear (the first such byte of a word is always
+// found; borrows can only add bits above it).
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		if (w-0x20*ones)&^w&highs != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < ' ' {
+			return true
+		}
+	}
+	return false
 }
 
 // unescape decodes the escape at the start of b (a backslash and what

@@ -53,3 +53,17 @@ func TestPackageJSONFastTakes(t *testing.T) {
 		}
 	}
 }
+
+// TestHasControl checks hasControl against a byte-by-byte loop, for every
+// byte value at every position of a 17-byte slice among printable ones.
+func TestHasControl(t *testing.T) {
+	for pos := range 17 {
+		for c := range 256 {
+			b := []byte("abcdefghijklmnopq")
+			b[pos] = byte(c)
+			if got, want := hasControl(b), c < ' '; got != want {
+				t.Fatalf("byte %#x at %d: hasControl %v, want %v", c, pos, got, want)
+			}
+		}
+	}
+}
