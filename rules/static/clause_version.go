@@ -2,6 +2,7 @@ package static
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -209,7 +210,7 @@ func check522(s *state) ClauseResult {
 			warns = append(warns, pr.disagreement(where, s.quoteRange(pr.Range), bs))
 		}
 	}
-	r := ClauseResult{Status: Conforming, Observed: "no engines.dsh; " + joinBounded(obs), Warnings: append(d.problems, warns...)}
+	r := ClauseResult{Status: Conforming, Observed: "no engines.dsh; " + joinBounded(obs), Warnings: append(slices.Clip(d.problems), warns...)}
 	if len(bad) > 0 {
 		r.Status = NonConforming
 		r.Message = joinBounded(bad)
