@@ -39,3 +39,26 @@ func BenchmarkCheckLargePatch(b *testing.B) {
 		Check(in)
 	}
 }
+
+// BenchmarkFuzzCheckBody runs FuzzCheck's body over its seed inputs, one
+// seed per iteration: what one fuzzing execution costs, without the
+// fuzzing engine (README "Benchmarks").
+func BenchmarkFuzzCheckBody(b *testing.B) {
+	seeds := checkSeeds(b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		fuzzCheckOnce(b, seeds[i%len(seeds)])
+		i++
+	}
+}
+
+// BenchmarkFuzzFieldsBody runs FuzzFields' body over its seed inputs.
+func BenchmarkFuzzFieldsBody(b *testing.B) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		fuzzFieldsOnce(b, fieldsSeeds[i%len(fieldsSeeds)])
+		i++
+	}
+}

@@ -52,10 +52,17 @@ func clauseIDs() []string {
 }
 
 // state carries what earlier clauses established to the ones that depend
-// on it. Each field is set by exactly one clause.
+// on it. Each field is set by exactly one clause, but for the two that
+// 5.2.1 and 5.2.2 share.
 type state struct {
 	in  Input
 	pkg map[string]any
+
+	// 5.2.1 and 5.2.2 share these, set by whichever asks first: the
+	// version range declaration (state.declared) and the quoted ranges
+	// (state.quoteRange).
+	decl         *declared
+	quotedRanges map[string]string
 
 	// 5.1.1
 	patchPath string // cleaned; "" when 5.1.1 is non-conforming

@@ -2,10 +2,10 @@ package static
 
 import (
 	"fmt"
-	"maps"
 	"path"
-	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // normFilesPath strips a leading "./" (repeatedly) and trailing "/" from a
@@ -142,13 +142,34 @@ var depFields = []string{"dependencies", "optionalDependencies", "peerDependenci
 // file: compared case-insensitively).
 func localSpec(v string) bool {
 	t := strings.TrimLeft(v, " \t\r\n")
-	return strings.HasPrefix(strings.ToLower(t), "file:") || strings.HasPrefix(t, "/")
+	return strings.HasPrefix(lowerPrefix(t, 5), "file:") || strings.HasPrefix(t, "/")
+}
+
+// lowerPrefix is the first n bytes (or fewer) of strings.ToLower(t),
+// lowering only the start of t: strings.ToLower maps rune by rune, each
+// to at least one byte (an invalid byte to U+FFFD), so the first n runes
+// of t give the first n bytes.
+func lowerPrefix(t string, n int) string {
+	j := 0
+	for k := 0; k < n && j < len(t); k++ {
+		if t[j] < utf8.RuneSelf {
+			j++
+		} else {
+			_, w := utf8.DecodeRuneInString(t[j:])
+			j += w
+		}
+	}
+	head := strings.ToLower(t[:j])
+	if len(head) > n {
+		head = head[:n]
+	}
+	return head
 }
 
 // otherLocalSpec reports npm's other local-path forms, which the clause
 // does not list: ./ ../ ~/ link: and Windows paths.
 func otherLocalSpec(v string) bool {
-	t := strings.ToLower(strings.TrimLeft(v, " \t\r\n"))
+	t := lowerPrefix(strings.TrimLeft(v, " \t\r\n"), 5) // the longest prefix tested
 	if len(t) >= 3 && t[1] == ':' && (t[2] == '\\' || t[2] == '/') && t[0] >= 'a' && t[0] <= 'z' {
 		return true
 	}
@@ -176,24 +197,27 @@ func check532(s *state) ClauseResult {
 			probs = append(probs, fmt.Sprintf("%s is %s, expected an object of name → version", f, jsonKind(v)))
 			continue
 		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
+		for _, k := range sortedKeys(m) {
 			count++
-			where := fmt.Sprintf("%s[%s]", f, quote(k))
+			where := func() string { return f + "[" + quote(k) + "]" } // only for a finding
 			str, ok := m[k].(string)
 			switch {
 			case !ok:
-				probs = append(probs, fmt.Sprintf("%s is %s, expected a version string", where, jsonKind(m[k])))
+				probs = append(probs, fmt.Sprintf("%s is %s, expected a version string", where(), jsonKind(m[k])))
 			case localSpec(str):
-				probs = append(probs, fmt.Sprintf("%s = %s is a local path", where, quote(str)))
+				probs = append(probs, fmt.Sprintf("%s = %s is a local path", where(), quote(str)))
 			case otherLocalSpec(str):
-				warns = append(warns, fmt.Sprintf("%s = %s is a local path form npm also resolves locally; the clause lists only file: and /", where, quote(str)))
+				warns = append(warns, fmt.Sprintf("%s = %s is a local path form npm also resolves locally; the clause lists only file: and /", where(), quote(str)))
 			}
 		}
 	}
 	if d, ok := s.pkg["dsh"]; ok {
 		n, deep := 0, false
-		var walk func(where string, v any, depth int)
-		walk = func(where string, v any, depth int) {
+		// path holds the steps to the value being walked; the where of a
+		// finding ("dsh.key[i]") is built from it only for a finding.
+		var path []walkStep
+		var walk func(v any, depth int)
+		walk = func(v any, depth int) {
 			if n++; n > maxWalk {
 				return
 			}
@@ -205,19 +229,23 @@ func check532(s *state) ClauseResult {
 			case string:
 				count++
 				if localSpec(t) {
-					probs = append(probs, fmt.Sprintf("%s = %s is a local path", where, quote(t)))
+					probs = append(probs, fmt.Sprintf("%s = %s is a local path", walkWhere("dsh", path), quote(t)))
 				}
 			case []any:
 				for i, x := range t {
-					walk(fmt.Sprintf("%s[%d]", where, i), x, depth+1)
+					path = append(path, walkStep{index: i})
+					walk(x, depth+1)
+					path = path[:len(path)-1]
 				}
 			case map[string]any:
-				for _, k := range slices.Sorted(maps.Keys(t)) {
-					walk(where+"."+k, t[k], depth+1)
+				for _, k := range sortedKeys(t) {
+					path = append(path, walkStep{key: k, index: -1})
+					walk(t[k], depth+1)
+					path = path[:len(path)-1]
 				}
 			}
 		}
-		walk("dsh", d, 0)
+		walk(d, 0)
 		if n > maxWalk {
 			warns = append(warns, fmt.Sprintf("only the first %d values under dsh were checked", maxWalk))
 		}
@@ -233,9 +261,35 @@ func check532(s *state) ClauseResult {
 	return ClauseResult{Status: Conforming, Observed: obs, Warnings: warns}
 }
 
+// walkStep is one step of a walk through JSON values: an object key, or
+// (index >= 0) an array index.
+type walkStep struct {
+	key   string
+	index int
+}
+
+// walkWhere renders a walk's path from root: root.key[i].
+func walkWhere(root string, path []walkStep) string {
+	var b strings.Builder
+	b.WriteString(root)
+	for _, st := range path {
+		if st.index >= 0 {
+			b.WriteString("[" + strconv.Itoa(st.index) + "]")
+		} else {
+			b.WriteString("." + st.key)
+		}
+	}
+	return b.String()
+}
+
 // SizeLimitBytes is clause 5.3.3's 50 MB, in SI megabytes as npm reports
 // sizes. SPEC.md "5.3.3 Package size".
 const SizeLimitBytes = 50 * 1000 * 1000
+
+// sizeObserved renders an installed size: "N bytes (M.m MB)".
+func sizeObserved(n int64) string {
+	return strconv.FormatInt(n, 10) + " bytes (" + strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB)"
+}
 
 // check533 (recommended): installed size below 50 MB. Known only after T1.
 // DSHIO/T 10 5.3.3. SPEC.md "5.3.3 Package size".
@@ -247,8 +301,8 @@ func check533(s *state) ClauseResult {
 	case n == 0:
 		return notEvaluated("no installed size was recorded (0 bytes is not a plausible installed size)")
 	case n < SizeLimitBytes:
-		return ClauseResult{Status: Conforming, Observed: fmt.Sprintf("%d bytes (%.1f MB)", n, float64(n)/1e6)}
+		return ClauseResult{Status: Conforming, Observed: sizeObserved(n)}
 	}
-	return ClauseResult{Status: NonConforming, Observed: fmt.Sprintf("%d bytes (%.1f MB)", n, float64(n)/1e6),
+	return ClauseResult{Status: NonConforming, Observed: sizeObserved(n),
 		Message: "the installed size is not below 50 MB (50,000,000 bytes); excessive size slows installation markedly (official plugins are typically 1–20 MB)"}
 }

@@ -2,7 +2,6 @@ package static
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -79,7 +78,7 @@ func check552(s *state) ClauseResult {
 	var deps []string
 	for _, f := range depFields {
 		if m, ok := s.pkg[f].(map[string]any); ok {
-			for _, k := range slices.Sorted(maps.Keys(m)) {
+			for _, k := range sortedKeys(m) {
 				deps = append(deps, f+": "+quote(k))
 			}
 		}

@@ -51,7 +51,7 @@ func check512(s *state) ClauseResult {
 			Message: "the patch file " + quote(s.patchPath) + " was fetched but is empty"}
 	}
 	s.patchOK = true
-	return ClauseResult{Status: Conforming, Observed: fmt.Sprintf("%d bytes", len(s.in.Patch))}
+	return ClauseResult{Status: Conforming, Observed: strconv.Itoa(len(s.in.Patch)) + " bytes"}
 }
 
 // yamlLineRE pulls the line number out of a yaml.v3 error message.
@@ -134,14 +134,26 @@ func yamlFailure(src []byte, err error) ClauseResult {
 // on the given 1-based line, or on any line when line is 0. col is 1-based
 // in characters.
 func findReservedIndicator(src []byte, line int) (l, col int, ch string, ok bool) {
-	lines := strings.Split(string(src), "\n")
-	for i, text := range lines {
+	// The lines of src one by one, as strings.Split(src, "\n") gives
+	// them, without copying src or splitting it all.
+	rest := src
+	for i := 0; rest != nil; i++ {
+		raw := rest
+		if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+			raw, rest = rest[:j], rest[j+1:]
+		} else {
+			rest = nil
+		}
 		if line > 0 && i+1 != line {
+			if i+1 > line {
+				break
+			}
 			continue
 		}
-		if !strings.ContainsAny(text, "@`") {
+		if !bytes.ContainsAny(raw, "@`") {
 			continue // the regexp needs one; most lines have neither
 		}
+		text := string(raw)
 		m := reservedIndicatorRE.FindStringSubmatchIndex(text)
 		if m == nil {
 			continue
@@ -299,9 +311,9 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
+		return strconv.Itoa(n) + " " + noun[:len(noun)-1] + "ies"
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // insertEntries lists every entry of every insert list, and the problems

@@ -2,11 +2,8 @@ package static
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
-
-	"github.com/Masterminds/semver/v3"
 )
 
 // isDSHPackage reports whether a peer dependency counts for clause 5.2.1's
@@ -68,7 +65,7 @@ func readDeclared(pkg map[string]any) declared {
 		if !ok {
 			d.problems = append(d.problems, fmt.Sprintf("peerDependencies is %s, expected an object; it is ignored", jsonKind(pd)))
 		}
-		for _, name := range slices.Sorted(maps.Keys(pm)) {
+		for _, name := range sortedKeys(pm) {
 			switch {
 			case isDSHPackage(name):
 				d.peers = append(d.peers, peerRange{name, pm[name]})
@@ -81,6 +78,29 @@ func readDeclared(pkg map[string]any) declared {
 		d.source = rangePeers
 	}
 	return d
+}
+
+// declared reads the declaration once for clauses 5.2.1 and 5.2.2.
+func (s *state) declared() declared {
+	if s.decl == nil {
+		d := readDeclared(s.pkg)
+		s.decl = &d
+	}
+	return *s.decl
+}
+
+// quoteRange is quote(r), once per range for clauses 5.2.1 and 5.2.2,
+// whose messages repeat the same ranges.
+func (s *state) quoteRange(r string) string {
+	q, ok := s.quotedRanges[r]
+	if !ok {
+		if s.quotedRanges == nil {
+			s.quotedRanges = map[string]string{}
+		}
+		q = quote(r)
+		s.quotedRanges[r] = q
+	}
+	return q
 }
 
 // peerNames lists the counted peers' names.
@@ -96,7 +116,7 @@ func (d declared) peerNames() string {
 // or, as the fallback, in @deepseek-ai/dsh* peerDependencies.
 // DSHIO/T 10 5.2.1, T 20 5.4. SPEC.md "5.2.1 Version range declaration".
 func check521(s *state) ClauseResult {
-	d := readDeclared(s.pkg)
+	d := s.declared()
 	if len(d.problems) > 0 {
 		return ClauseResult{Status: NonConforming, Observed: "malformed version range declaration",
 			Message: strings.Join(d.problems, "; ")}
@@ -104,7 +124,7 @@ func check521(s *state) ClauseResult {
 	var r ClauseResult
 	switch d.source {
 	case rangeEngines:
-		r = ClauseResult{Status: Conforming, Observed: "engines.dsh = " + quote(d.engines)}
+		r = ClauseResult{Status: Conforming, Observed: "engines.dsh = " + s.quoteRange(d.engines)}
 	case rangePeers:
 		r = ClauseResult{Status: Conforming, Observed: "no engines.dsh; range from peerDependencies " + d.peerNames(),
 			Message: "the DSH range is judged from the @deepseek-ai/dsh* peerDependencies (the 5.2.1 fallback); declaring engines.dsh is suggested"}
@@ -123,12 +143,12 @@ func check521(s *state) ClauseResult {
 // DSHIO/T 10 5.2.2, T 20 5.4. SPEC.md "5.2.2 Version range includes the
 // baseline version".
 func check522(s *state) ClauseResult {
-	base, err := semver.NewVersion(s.in.Baseline)
+	base, err := parseBaseline(s.in.Baseline)
 	if err != nil {
 		return notEvaluated(fmt.Sprintf("the baseline %s is not a semver version: %v", quote(s.in.Baseline), err))
 	}
 	bs := s.in.Baseline
-	d := readDeclared(s.pkg)
+	d := s.declared()
 	// engines.dsh and the peer ranges are often the same string; each
 	// distinct range is evaluated once.
 	seen := map[string]RangeResult{}
@@ -150,26 +170,26 @@ func check522(s *state) ClauseResult {
 			Warnings: d.problems}
 	case rangeEngines:
 		res := admits(d.engines)
-		r := ClauseResult{Observed: "engines.dsh " + res.describe(bs)}
+		r := ClauseResult{Observed: "engines.dsh " + res.describe(s.quoteRange(res.Range), bs)}
 		switch {
 		case res.Err != nil:
 			r.Status = NonConforming
-			r.Message = fmt.Sprintf("engines.dsh %s is not a valid semver range: %v", quote(d.engines), res.Err)
+			r.Message = "engines.dsh " + s.quoteRange(d.engines) + " is not a valid semver range: " + res.Err.Error()
 		case res.Masterminds:
 			r.Status = Conforming
 		default:
 			r.Status = NonConforming
-			r.Message = fmt.Sprintf("engines.dsh %s excludes the baseline %s; common mistake: a hard-coded upper bound", quote(d.engines), bs)
+			r.Message = "engines.dsh " + s.quoteRange(d.engines) + " excludes the baseline " + bs + "; common mistake: a hard-coded upper bound"
 		}
 		if res.Disagree() {
-			r.Warnings = append(r.Warnings, res.disagreement("engines.dsh", bs))
+			r.Warnings = append(r.Warnings, res.disagreement("engines.dsh", s.quoteRange(res.Range), bs))
 		}
 		// The peers are not the 5.2.2 criterion once engines.dsh exists,
 		// but dsh also refuses a plugin whose peer ranges exclude it.
 		for _, p := range d.peers {
 			pr := peerResult(p, admits)
 			if pr.Err != nil || !pr.Masterminds || !pr.NPM {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("peerDependencies[%s] %s; dsh refuses a plugin whose peer ranges do not admit the running release", quote(p.name), pr.describe(bs)))
+				r.Warnings = append(r.Warnings, "peerDependencies["+quote(p.name)+"] "+pr.describe(s.quoteRange(pr.Range), bs)+"; dsh refuses a plugin whose peer ranges do not admit the running release")
 			}
 		}
 		return r
@@ -178,19 +198,19 @@ func check522(s *state) ClauseResult {
 	var obs, bad, warns []string
 	for _, p := range d.peers {
 		pr := peerResult(p, admits)
-		where := fmt.Sprintf("peerDependencies[%s]", quote(p.name))
-		obs = append(obs, where+" "+pr.describe(bs))
+		where := "peerDependencies[" + quote(p.name) + "]"
+		obs = append(obs, where+" "+pr.describe(s.quoteRange(pr.Range), bs))
 		switch {
 		case pr.Err != nil:
-			bad = append(bad, fmt.Sprintf("%s is not a valid semver range: %v", where, pr.Err))
+			bad = append(bad, where+" is not a valid semver range: "+pr.Err.Error())
 		case !pr.Masterminds:
-			bad = append(bad, fmt.Sprintf("%s %s excludes the baseline %s", where, quote(pr.Range), bs))
+			bad = append(bad, where+" "+s.quoteRange(pr.Range)+" excludes the baseline "+bs)
 		}
 		if pr.Disagree() {
-			warns = append(warns, pr.disagreement(where, bs))
+			warns = append(warns, pr.disagreement(where, s.quoteRange(pr.Range), bs))
 		}
 	}
-	r := ClauseResult{Status: Conforming, Observed: "no engines.dsh; " + joinBounded(obs), Warnings: append(d.problems, warns...)}
+	r := ClauseResult{Status: Conforming, Observed: "no engines.dsh; " + joinBounded(obs), Warnings: append(slices.Clip(d.problems), warns...)}
 	if len(bad) > 0 {
 		r.Status = NonConforming
 		r.Message = joinBounded(bad)
@@ -301,7 +321,7 @@ func mjsTargets(v any) []string {
 				walk(x)
 			}
 		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(t)) {
+			for _, k := range sortedKeys(t) {
 				walk(t[k])
 			}
 		}

@@ -288,3 +288,30 @@ func TestDSHWalkDepthBound(t *testing.T) {
 		t.Errorf("%s %s", c.Status, c.Message)
 	}
 }
+
+// TestLowerPrefix checks lowerPrefix against lowering the whole string.
+func TestLowerPrefix(t *testing.T) {
+	for _, s := range []string{"", "FILE:x", "File", "\u212A:/x", "f\u0130le:", "FI\xffLE:", "ÉCOLE", "link:../X", "\u0130\u0130\u0130", "\u212A\u212A\u212A\u212A\u212A\u212A", "a\xe2\x84BCDEF", "ABCDEFGH"} {
+		want := strings.ToLower(s)
+		if len(want) > 5 {
+			want = want[:5]
+		}
+		if got := lowerPrefix(s, 5); got != want {
+			t.Errorf("lowerPrefix(%q, 5) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestMayBeItem checks the literal check before itemRE: true of every
+// line the regexp matches, false of some it does not.
+func TestMayBeItem(t *testing.T) {
+	for _, line := range []string{"- Why network: x", "1) DATA FLOW: a -> b", "* wHy \u212Aeep: x", "why:", "Data:", "no label: here", "wh y: x", "dat a: x"} {
+		match := itemRE.MatchString(line)
+		if may := mayBeItem(line); match && !may || line == "no label: here" && may {
+			t.Errorf("%q: itemRE %v, mayBeItem %v", line, match, may)
+		}
+	}
+	if !itemRE.MatchString("- Why networ\u212A: x") || !mayBeItem("- Why networ\u212A: x") {
+		t.Error("a Kelvin sign in the label: itemRE and mayBeItem should both take it")
+	}
+}

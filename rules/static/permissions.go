@@ -2,6 +2,7 @@ package static
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -101,14 +102,14 @@ func readPermissions(pkg map[string]any) permissionDecl {
 		}
 		c := strings.ToLower(strings.TrimSpace(s))
 		if c != s {
-			d.warnings = append(d.warnings, fmt.Sprintf("dsh.permissions[%d] %s is read as %s", i, quote(s), quote(c)))
+			d.warnings = append(d.warnings, "dsh.permissions["+strconv.Itoa(i)+"] "+quote(s)+" is read as "+quote(c))
 		}
 		known := false
 		for _, k := range KnownPermissions {
 			known = known || c == k
 		}
 		if !known {
-			d.warnings = append(d.warnings, fmt.Sprintf("dsh.permissions[%d] %s is not a permission dshaudit knows (%s); it is recorded but plays no part in the red line", i, quote(s), strings.Join(KnownPermissions, ", ")))
+			d.warnings = append(d.warnings, "dsh.permissions["+strconv.Itoa(i)+"] "+quote(s)+" is not a permission dshaudit knows ("+strings.Join(KnownPermissions, ", ")+"); it is recorded but plays no part in the red line")
 		}
 		if !seen[c] {
 			seen[c] = true

@@ -6,11 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // Size bounds for hostile input. SPEC.md "T0 static check", "Input bounds".
@@ -45,6 +44,15 @@ func parsePackageJSON(b []byte) (map[string]any, error) {
 	if len(b) > MaxPackageJSONBytes {
 		return nil, fmt.Errorf("%w: package.json is %d bytes, more than the %d-byte limit", ErrUnresolvable, len(b), MaxPackageJSONBytes)
 	}
+	if m, ok := decodeObjectFast(b); ok {
+		return m, nil
+	}
+	return decodePackageJSON(b)
+}
+
+// decodePackageJSON is parsePackageJSON's decoding with encoding/json,
+// the reference for decodeObjectFast.
+func decodePackageJSON(b []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
@@ -96,7 +104,10 @@ func rawPatchPath(pkg map[string]any) (string, error) {
 // maxPatchPathBytes bounds a declared patch path.
 const maxPatchPathBytes = 1024
 
-var drivePath = lazyregexp.New(`^[A-Za-z]:`)
+// drivePath reports whether p starts with a Windows drive ("C:").
+func drivePath(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && ('a' <= p[0] && p[0] <= 'z' || 'A' <= p[0] && p[0] <= 'Z')
+}
 
 // CleanPatchPath is the one normaliser of a declared dsh.bundle.patch
 // value, used by T0's fetch and by clause 5.1.1 alike: it returns the
@@ -122,7 +133,7 @@ func CleanPatchPath(raw string) (string, error) {
 		return bad("contains NUL")
 	case strings.Contains(raw, `\`):
 		return bad(`contains a backslash; package paths use "/"`)
-	case strings.HasPrefix(raw, "/") || drivePath.MatchString(raw):
+	case strings.HasPrefix(raw, "/") || drivePath(raw):
 		return bad("is an absolute path, not relative to the package root")
 	}
 	rest := raw
@@ -159,6 +170,17 @@ func lookup(m map[string]any, keys ...string) (v any, where string) {
 	return cur, ""
 }
 
+// sortedKeys returns an object's keys in order, as
+// slices.Sorted(maps.Keys(m)) does, in one allocation.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // jsonKind names a decoded JSON value's type with its article.
 func jsonKind(v any) string {
 	switch v.(type) {
@@ -183,6 +205,9 @@ const maxQuoted = 120
 
 // quote renders untrusted text with %q, truncated to maxQuoted runes.
 func quote(s string) string {
+	if len(s) <= maxQuoted && plainASCII(s) {
+		return `"` + s + `"` // what strconv.Quote gives, without its per-rune work
+	}
 	n := utf8.RuneCountInString(s)
 	if n <= maxQuoted {
 		return strconv.Quote(s)
@@ -194,6 +219,17 @@ func quote(s string) string {
 	}
 	// Through []rune, as before: each invalid byte becomes U+FFFD.
 	return strconv.Quote(string([]rune(s[:cut]))) + "…(" + strconv.Itoa(n-maxQuoted) + " more characters)"
+}
+
+// plainASCII reports whether strconv.Quote leaves every byte of s as it
+// is: printable ASCII other than the quote and the backslash.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // maxListed bounds how many offenders a message names one by one.

@@ -215,6 +215,28 @@ func findIf(may bool, re *lazyregexp.Regexp, s string) []string {
 	return re.FindStringSubmatch(s)
 }
 
+// mayBeItem is a literal check true of every line itemRE matches: each
+// of its labels starts with "why" or "data", letters whose case folding
+// is ASCII only, so the line holds one of them in ASCII, in some case.
+func mayBeItem(line string) bool {
+	return containsFoldASCII(line, "why") || containsFoldASCII(line, "data")
+}
+
+// containsFoldASCII reports whether s contains word (lower-case ASCII
+// letters) with each letter in either case.
+func containsFoldASCII(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for j < len(word) && s[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
 // exceptionItems extracts the labelled items of one section: what each
 // explains → its text, whitespace collapsed. A later item with the same
 // meaning replaces an earlier one only when the earlier is empty.
@@ -233,7 +255,7 @@ func exceptionItems(lines []string) map[string]string {
 	}
 	for _, raw := range lines {
 		line := unemphasis.Replace(raw)
-		if m := findIf(strings.IndexByte(line, ':') >= 0, itemRE, line); m != nil {
+		if m := findIf(strings.IndexByte(line, ':') >= 0 && mayBeItem(line), itemRE, line); m != nil {
 			flush()
 			key = exceptionLabel[strings.ToLower(m[1])]
 			text = []string{m[2]}

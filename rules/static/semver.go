@@ -3,6 +3,7 @@ package static
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 )
@@ -52,6 +53,12 @@ func AdmitsBaseline(rng string, v *semver.Version) RangeResult {
 // whole is rng parsed; a range of one comparator set, with no space
 // around it, is that set, so it is not parsed again.
 func npmAdmits(rng string, whole *semver.Constraints, v *semver.Version) bool {
+	if v.Prerelease() != "" && strings.IndexByte(rng, '-') < 0 {
+		// A comparator's version is text from rng (or from Masterminds'
+		// rewriting of "a - b" into ">= a, <= b"), so without a "-" none
+		// has a prerelease, and npm's rule admits no prerelease version.
+		return false
+	}
 	groups := strings.Split(rng, "||")
 	for _, group := range groups {
 		var gc *semver.Constraints
@@ -72,6 +79,9 @@ func npmAdmits(rng string, whole *semver.Constraints, v *semver.Version) bool {
 			return true
 		}
 		for _, tok := range strings.Fields(gc.String()) {
+			if strings.IndexByte(tok, '-') < 0 {
+				continue // no prerelease without a "-"; spares the parse
+			}
 			cv, err := semver.NewVersion(strings.TrimLeft(tok, "=!<>~^"))
 			if err != nil {
 				continue // "*", "1.x" and the like carry no prerelease
@@ -84,6 +94,21 @@ func npmAdmits(rng string, whole *semver.Constraints, v *semver.Version) bool {
 	return false
 }
 
+// defaultBaseline is DefaultBaseline parsed, once.
+var defaultBaseline = sync.OnceValues(func() (*semver.Version, error) {
+	return semver.NewVersion(DefaultBaseline)
+})
+
+// parseBaseline parses a baseline version; DefaultBaseline, the one
+// nearly every check uses, is parsed once. The *semver.Version is shared,
+// and only read.
+func parseBaseline(s string) (*semver.Version, error) {
+	if s == DefaultBaseline {
+		return defaultBaseline()
+	}
+	return semver.NewVersion(s)
+}
+
 // admitWord renders one rule's answer.
 func admitWord(b bool) string {
 	if b {
@@ -92,16 +117,17 @@ func admitWord(b bool) string {
 	return "does not admit"
 }
 
-// describe renders both answers for Observed.
-func (r RangeResult) describe(baseline string) string {
+// describe renders both answers for Observed; quoted is quote(r.Range).
+func (r RangeResult) describe(quoted, baseline string) string {
 	if r.Err != nil {
-		return fmt.Sprintf("%s: invalid range (%v)", quote(r.Range), r.Err)
+		return quoted + ": invalid range (" + r.Err.Error() + ")"
 	}
-	return fmt.Sprintf("%s vs baseline %s: Masterminds %s, npm %s", quote(r.Range), baseline, admitWord(r.Masterminds), admitWord(r.NPM))
+	return quoted + " vs baseline " + baseline + ": Masterminds " + admitWord(r.Masterminds) + ", npm " + admitWord(r.NPM)
 }
 
-// disagreement is the warning for two rules disagreeing.
-func (r RangeResult) disagreement(where, baseline string) string {
+// disagreement is the warning for two rules disagreeing; quoted is
+// quote(r.Range).
+func (r RangeResult) disagreement(where, quoted, baseline string) string {
 	return fmt.Sprintf("%s %s: the semver rules disagree on baseline %s: Masterminds/semver v3 (the rule DSHIO/T 10 5.2.2's example requires; the verdict follows it) %s it, npm's prerelease rule (used by dsh and pnpm, which compare a prerelease only within the same major.minor.patch) %s it",
-		where, quote(r.Range), baseline, admitWord(r.Masterminds), admitWord(r.NPM))
+		where, quoted, baseline, admitWord(r.Masterminds), admitWord(r.NPM))
 }
