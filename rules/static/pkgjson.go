@@ -44,15 +44,6 @@ func parsePackageJSON(b []byte) (map[string]any, error) {
 	if len(b) > MaxPackageJSONBytes {
 		return nil, fmt.Errorf("%w: package.json is %d bytes, more than the %d-byte limit", ErrUnresolvable, len(b), MaxPackageJSONBytes)
 	}
-	if m, ok := decodeObjectFast(b); ok {
-		return m, nil
-	}
-	return decodePackageJSON(b)
-}
-
-// decodePackageJSON is parsePackageJSON's decoding with encoding/json,
-// the reference for decodeObjectFast.
-func decodePackageJSON(b []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
