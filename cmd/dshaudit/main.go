@@ -11,15 +11,10 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/dshaudit/dshaudit/internal/gcstart"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 )
 
 func main() {
-	// Only verify keeps the start-up GC tuning (DESIGN.md "Start-up cost").
-	if len(os.Args) < 2 || os.Args[1] != "verify" {
-		gcstart.Restore()
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -7,9 +7,9 @@
 //
 // Its init raises the GC percentage to StartupPercent and sets a soft
 // memory limit of MemoryLimit bytes, unless GOGC or GOMEMLIMIT are set in
-// the environment, which always win. main keeps that for verify, whose
-// memory the reader limits bound, and calls Restore for every other
-// command, whose memory (a large report page, a long batch) is not bounded
+// the environment, which always win. The CLI's root command keeps that
+// for `dshaudit verify`, whose memory the reader limits bound, and calls
+// Restore before every other command, whose memory (a large report page, a long batch) is not bounded
 // by that limit. Go initialises the packages that are
 // ready in import-path order, so this package, which depends only on
 // runtime/debug and os, runs before most of the tree; main imports it for
