@@ -53,7 +53,7 @@ func Verify(sigJSON, manifest []byte, policy Policy) (*Result, error) {
 	hexDigest := hex.EncodeToString(digest[:])
 	res, err := verifier.Verify(b, verify.NewPolicy(verify.WithArtifactDigest(DigestAlgorithm, digest[:]), identity...))
 	if err != nil {
-		return nil, classify(b, vc, policy, verifier, identity, manifest, err)
+		return nil, classify(b, vc, policy, verifier, identity, hexDigest, err)
 	}
 
 	// The envelope's payload is now authenticated; check it is ours.
@@ -114,8 +114,8 @@ func parseBundle(sigJSON []byte) (*bundle.Bundle, error) {
 // classify turns a failed sigstore-go verification into one failure class
 // by re-checking its parts in order: the bare signature, the statement's
 // shape, the signer (trust and identity) without the artifact, and last
-// the subject.
-func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, verifier *verify.Verifier, identity []verify.PolicyOption, manifest []byte, verr error) error {
+// the subject. manifestDigest is the manifest's hex sha256.
+func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, verifier *verify.Verifier, identity []verify.PolicyOption, manifestDigest string, verr error) error {
 	sc, err := b.SignatureContent()
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBundleMalformed, err)
@@ -139,7 +139,7 @@ func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, ve
 		return fmt.Errorf("%w: %w", ErrUntrustedSigner, err)
 	}
 	// Signature and signer hold; what failed is the subject.
-	if err := st.CheckSubject(signed.ManifestDigest(manifest)); err != nil {
+	if err := st.CheckSubject(manifestDigest); err != nil {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrSubjectMismatch, verr)

@@ -112,12 +112,6 @@ func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, 
 	for _, f := range bundle.CompareFiles(m, arc) {
 		untrusted[f.Path] = true
 	}
-	trusted := map[string][]byte{}
-	for _, f := range m.Files {
-		if b, ok := arc.Files[f.Path]; ok && !untrusted[f.Path] {
-			trusted[f.Path] = b
-		}
-	}
 	prov := Recorded
 	if !rep.OK() {
 		prov = Unverified

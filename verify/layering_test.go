@@ -6,6 +6,18 @@ import (
 	"testing"
 )
 
+// goListDeps is what `go list -deps [flags] pkg` prints: pkg and every
+// package it links.
+func goListDeps(t *testing.T, flags []string, pkg string) []string {
+	t.Helper()
+	args := append(append([]string{"list", "-deps"}, flags...), pkg)
+	out, err := exec.Command("go", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.Fields(string(out))
+}
+
 // TestNoRunnerImport keeps the layers apart: the verifier and the report
 // must work with no container engine and no network, so neither imports
 // the runner, the engine, the image builder, the package fetcher or the
@@ -13,11 +25,7 @@ import (
 // result types of a replay, is allowed.
 func TestNoRunnerImport(t *testing.T) {
 	for _, pkg := range []string{".", "../report"} {
-		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
-		}
-		for _, dep := range strings.Fields(string(out)) {
+		for _, dep := range goListDeps(t, nil, pkg) {
 			for _, banned := range []string{"/runner", "/engine", "/image", "/pkgsource", "/replay"} {
 				if strings.HasPrefix(dep, "github.com/dshaudit/dshaudit") && strings.HasSuffix(dep, banned) {
 					t.Errorf("%s depends on %s", pkg, dep)
@@ -33,14 +41,13 @@ func TestNoRunnerImport(t *testing.T) {
 // a test binary that links sigstore-go runs at most about 4,700
 // executions a second whatever it does (DESIGN.md "Fuzzing").
 func TestNoSigstoreLink(t *testing.T) {
-	for _, args := range [][]string{{"list", "-deps", "."}, {"list", "-deps", "-test", "./verifyfuzz"}} {
-		out, err := exec.Command("go", args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		for _, dep := range strings.Fields(string(out)) {
+	for _, c := range []struct {
+		flags []string
+		pkg   string
+	}{{nil, "."}, {[]string{"-test"}, "./verifyfuzz"}} {
+		for _, dep := range goListDeps(t, c.flags, c.pkg) {
 			if strings.HasPrefix(dep, "github.com/sigstore/") || dep == "github.com/dshaudit/dshaudit/attest" {
-				t.Errorf("go %s: depends on %s", strings.Join(args, " "), dep)
+				t.Errorf("%s %s depends on %s", strings.Join(c.flags, " "), c.pkg, dep)
 			}
 		}
 	}

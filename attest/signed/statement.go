@@ -67,6 +67,7 @@ type Statement struct {
 	Predicate     Predicate `json:"predicate"`
 }
 
+// Subject is one in-toto subject: a name and its digests by algorithm.
 type Subject struct {
 	Name   string            `json:"name"`
 	Digest map[string]string `json:"digest"`
