@@ -62,3 +62,13 @@ func BenchmarkFuzzFieldsBody(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkFuzzRangesBody runs FuzzRanges' body over its seed inputs.
+func BenchmarkFuzzRangesBody(b *testing.B) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		fuzzRangesOnce(b, rangesSeeds[i%len(rangesSeeds)])
+		i++
+	}
+}

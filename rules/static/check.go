@@ -93,6 +93,12 @@ func Check(in Input) Report {
 	if err != nil {
 		return Report{Clauses: []ClauseResult{}, Unresolvable: true, Reason: err.Error()}
 	}
+	return checkPackage(in, pkg)
+}
+
+// checkPackage is Check after package.json is decoded: pkg is
+// in.PackageJSON as parsePackageJSON returns it.
+func checkPackage(in Input, pkg map[string]any) Report {
 	if in.Baseline == "" {
 		in.Baseline = DefaultBaseline
 	}

@@ -45,7 +45,17 @@ func covers(item, p string) bool {
 		return false
 	}
 	if strings.ContainsAny(item, "*?[") {
+		// Without a class or an escape, item's slashes are literal and
+		// "*" and "?" match no slash, so only the parent with as many
+		// slashes as item can match; the others are not tried.
+		slashes := -1
+		if !strings.ContainsAny(item, "[\\") {
+			slashes = strings.Count(item, "/")
+		}
 		for q := p; q != "." && q != "/" && q != ""; q = path.Dir(q) {
+			if slashes >= 0 && strings.Count(q, "/") != slashes {
+				continue
+			}
 			if ok, err := path.Match(item, q); err == nil && ok {
 				return true
 			}

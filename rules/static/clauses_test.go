@@ -2,6 +2,8 @@ package static
 
 import (
 	"errors"
+	"math/rand/v2"
+	"path"
 	"strings"
 	"testing"
 )
@@ -135,6 +137,45 @@ func TestCovers(t *testing.T) {
 		if got := covers(tc.item, tc.path); got != tc.want {
 			t.Errorf("covers(%q, %q) = %v", tc.item, tc.path, got)
 		}
+	}
+}
+
+// TestCoversSkipsOnlyImpossibleParents checks covers' glob branch against
+// trying path.Match on every parent, over random items and paths built
+// from the characters that matter ("/", "*", "?", "[", "\\").
+func TestCoversSkipsOnlyImpossibleParents(t *testing.T) {
+	everyParent := func(item, p string) bool {
+		for q := p; q != "." && q != "/" && q != ""; q = path.Dir(q) {
+			if ok, err := path.Match(item, q); err == nil && ok {
+				return true
+			}
+		}
+		return false
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	word := func(alphabet string, max int) string {
+		var b strings.Builder
+		for range 1 + r.IntN(max) {
+			b.WriteByte(alphabet[r.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	matched := 0
+	for range 200_000 {
+		item, p := word("ab/*?[]\\-^", 7), path.Clean(word("ab/", 7))
+		if !strings.ContainsAny(item, "*?[") || strings.Contains(item, "**") || item == p || strings.HasPrefix(p, item+"/") {
+			continue // not the glob branch
+		}
+		want := everyParent(item, p)
+		if got := covers(item, p); got != want {
+			t.Fatalf("covers(%q, %q) = %v, every parent tried: %v", item, p, got, want)
+		}
+		if want {
+			matched++
+		}
+	}
+	if matched < 1000 {
+		t.Fatalf("only %d matching pairs: the test reaches too few matches", matched)
 	}
 }
 
