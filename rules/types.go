@@ -30,6 +30,9 @@ const (
 	Unstable                 Verdict = "unstable"
 )
 
+// Verdicts are every Verdict code, pass first.
+var Verdicts = []Verdict{Pass, InstallFailed, ConfigFailed, InstallsButNotRegistered, BootFailed, Unstable}
+
 // StageStatus is the outcome of one stage of one repetition.
 type StageStatus string
 

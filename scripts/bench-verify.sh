@@ -5,8 +5,10 @@
 # file (runs alternate), their ratio, and the peak RSS of `dshaudit verify`
 # (/usr/bin/time's maximum resident set, the largest of the runs); times
 # also as CPU time (user + system), which a loaded machine disturbs less.
-# Then the start-up cost (GODEBUG=inittrace=1) and verify.All in process
-# on 1 and 2 CPUs (BenchmarkVerifyMany).
+# Then the start-up cost (GODEBUG=inittrace=1), verify.All in process
+# on 1 and 2 CPUs (BenchmarkVerifyMany), and a whole `dshaudit verify DIR`
+# process over 270 copies of the valid vectors on one core
+# (taskset -c 0) and on two (taskset -c 0,1), median of RUNS.
 #
 # The bundles are not committed: internal/vectorgen -bench writes them from
 # the real dsh captures and signs them with the vectors' key: the runner's
@@ -23,12 +25,13 @@
 # with the table.
 #
 # Usage: scripts/bench-verify.sh [RUNS]   (default 5)
-# Needs: zstd, sha256sum, /usr/bin/time (apt-get install zstd time).
+# Needs: zstd, sha256sum, /usr/bin/time, jq, taskset
+# (apt-get install zstd time jq util-linux).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
-for tool in zstd sha256sum /usr/bin/time; do
-	command -v "$tool" >/dev/null || { echo "bench-verify: $tool is missing (apt-get install zstd time)" >&2; exit 3; }
+for tool in zstd sha256sum /usr/bin/time jq taskset; do
+	command -v "$tool" >/dev/null || { echo "bench-verify: $tool is missing (apt-get install zstd time jq util-linux)" >&2; exit 3; }
 done
 WORK=$(mktemp -d /tmp/dshaudit-bench-verify.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -99,4 +102,22 @@ go test ./verify/ -run '^$' -bench '^BenchmarkVerifyMany$' -benchtime 3s -count 
 awk '/BenchmarkVerifyMany/ {n = ($1 ~ /-2$/) ? 2 : 1; for (i = 1; i <= NF; i++) if ($(i+1) == "bundles/s") v[n] = v[n] " " $i}
 	END {print "bundles/s 1 CPU:" v[1] "   2 CPUs:" v[2]}' "$WORK/many.txt"
 awk '/BenchmarkVerifyMany/ {for (i = 1; i <= NF; i++) if ($(i+1) == "cpu-ms/bundle") c = c " " $i} END {print "CPU ms per bundle:" c}' "$WORK/many.txt"
+
+echo
+echo "== whole process: dshaudit verify DIR, 270 copies of the valid vectors, on 1 and 2 cores (median of $RUNS)"
+mkdir -p "$WORK/many"
+mapfile -t valid < <(jq -r '.vectors[] | select(.status == "verified") | .file' testdata/vectors/vectors.json)
+for i in $(seq 0 269); do
+	cp "testdata/vectors/${valid[i % ${#valid[@]}]}" "$WORK/many/$i.dshaudit.tar.zst"
+done
+"$BIN" verify "$WORK/many" --key "$KEY" >/dev/null 2>&1 || { echo "bench-verify: dshaudit verify DIR did not verify all 270 bundles" >&2; exit 1; }
+for cores in 0 0,1; do
+	: >"$WORK/d$cores.txt"
+	for _ in $(seq "$RUNS"); do
+		measure taskset -c "$cores" "$BIN" verify "$WORK/many" --key "$KEY" >>"$WORK/d$cores.txt"
+	done
+done
+one=$(col 1 "$WORK/d0.txt") two=$(col 1 "$WORK/d0,1.txt")
+printf '1 core: %.0f ms (%.0f bundles/s)   2 cores: %.0f ms (%.0f bundles/s)   2 cores / 1 core: %.2fx\n' \
+	"$(echo "$one * 1000" | bc)" "$(echo "270 / $one" | bc -l)" "$(echo "$two * 1000" | bc)" "$(echo "270 / $two" | bc -l)" "$(echo "$one / $two" | bc -l)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -53,37 +53,101 @@ func Expand(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// All verifies every bundle with up to workers at once (GOMAXPROCS when
-// workers < 1). Items come back in the order of paths.
-func All(ctx context.Context, paths []string, opts Options, workers int) []Item {
+// aheadPerWorker bounds how many bundles Each verifies ahead of the next
+// one it hands on, per worker: a slow bundle lets the others run on, and
+// memory stays bounded by the workers, not by the number of paths.
+const aheadPerWorker = 4
+
+// Each verifies every bundle with up to workers at once (GOMAXPROCS when
+// workers < 1) and hands each item to emit, on the calling goroutine, in
+// the order of paths, as soon as it and every item before it are done.
+// At most aheadPerWorker × workers items are held at once, whatever the
+// number of paths (SPEC.md "Many bundles"). Once ctx is done no bundle is
+// started; each one not verified is emitted as "not verified:
+// interrupted".
+func Each(ctx context.Context, paths []string, opts Options, workers int, emit func(Item)) {
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	items := make([]Item, len(paths))
+	inOrder(ctx, len(paths), workers,
+		func(i int) Item { return one(ctx, paths[i], opts) },
+		func(i int, it Item) {
+			if it.Path == "" {
+				it = Item{Path: paths[i], Error: "not verified: interrupted"}
+			}
+			emit(it)
+		})
+}
+
+// inOrder runs work(0) … work(n-1) on workers goroutines, starting none
+// once ctx is done, and calls emit(i, result) on the calling goroutine in
+// the order of i, each as soon as every earlier one is emitted; an index
+// never started is emitted with the zero T. At most aheadPerWorker ×
+// workers results are held or in progress at once.
+func inOrder[T any](ctx context.Context, n, workers int, work func(int) T, emit func(int, T)) {
+	type done struct {
+		i int
+		v T
+	}
+	window := aheadPerWorker * workers
+	slots := make(chan struct{}, window) // one per index started, not yet emitted
 	next := make(chan int)
+	results := make(chan done, window)
+	go func() {
+		defer close(next)
+		for i := range n {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			next <- i
+		}
+	}()
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				items[i] = one(ctx, paths[i], opts)
+				results <- done{i, work(i)}
 			}
 		}()
 	}
-	for i := range paths {
-		if ctx.Err() != nil {
-			break
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	held := make(map[int]T, window)
+	k := 0 // the next index to emit
+	for r := range results {
+		held[r.i] = r.v
+		for {
+			v, ok := held[k]
+			if !ok {
+				break
+			}
+			delete(held, k)
+			emit(k, v)
+			<-slots
+			k++
 		}
-		next <- i
 	}
-	close(next)
-	wg.Wait()
-	for i := range items {
-		if items[i].Path == "" {
-			items[i] = Item{Path: paths[i], Error: "not verified: interrupted"}
-		}
+	// Every started index was emitted above (they start in order and all
+	// finish); the rest were never started.
+	var zero T
+	for ; k < n; k++ {
+		emit(k, zero)
 	}
+}
+
+// All is Each collected: every item, in the order of paths.
+func All(ctx context.Context, paths []string, opts Options, workers int) []Item {
+	items := make([]Item, 0, len(paths))
+	Each(ctx, paths, opts, workers, func(it Item) { items = append(items, it) })
 	return items
 }
 
@@ -120,28 +184,53 @@ type Failed struct {
 
 // Summarise counts the items of a batch.
 func Summarise(items []Item) Summary {
-	s := Summary{Bundles: len(items), ByVerdict: map[string]int{}, Failed: []Failed{}}
+	var z Summariser
 	for _, it := range items {
-		switch {
-		case it.Report == nil:
-			s.Failed = append(s.Failed, Failed{Path: it.Path, Status: "unreadable", Why: it.Error})
-		case !it.Report.OK():
-			why := ""
-			if len(it.Report.Findings) > 0 {
-				why = it.Report.Findings[0].String()
-				if n := len(it.Report.Findings); n > 1 {
-					why += " (+" + strconv.Itoa(n-1) + " more)"
-				}
+		z.Add(it)
+	}
+	return z.Summary()
+}
+
+// Summariser counts a batch one item at a time, keeping the counts and
+// the failures only, so `verify DIR` need not keep the reports.
+type Summariser struct {
+	s Summary
+}
+
+// Add counts one item.
+func (z *Summariser) Add(it Item) {
+	s := &z.s
+	if s.ByVerdict == nil {
+		s.ByVerdict, s.Failed = map[string]int{}, []Failed{}
+	}
+	s.Bundles++
+	switch {
+	case it.Report == nil:
+		s.Failed = append(s.Failed, Failed{Path: it.Path, Status: "unreadable", Why: it.Error})
+	case !it.Report.OK():
+		why := ""
+		if len(it.Report.Findings) > 0 {
+			why = it.Report.Findings[0].String()
+			if n := len(it.Report.Findings); n > 1 {
+				why += " (+" + strconv.Itoa(n-1) + " more)"
 			}
-			s.Failed = append(s.Failed, Failed{Path: it.Path, Status: string(it.Report.Status), Why: why})
-		default:
-			s.Verified++
-			v := it.Report.DerivedVerdict
-			if !it.Report.Dynamic {
-				v = "static_only"
-			}
-			s.ByVerdict[v]++
 		}
+		s.Failed = append(s.Failed, Failed{Path: it.Path, Status: string(it.Report.Status), Why: why})
+	default:
+		s.Verified++
+		v := it.Report.DerivedVerdict
+		if !it.Report.Dynamic {
+			v = "static_only"
+		}
+		s.ByVerdict[v]++
+	}
+}
+
+// Summary is the counts so far.
+func (z *Summariser) Summary() Summary {
+	s := z.s
+	if s.ByVerdict == nil {
+		s.ByVerdict, s.Failed = map[string]int{}, []Failed{}
 	}
 	return s
 }

@@ -76,6 +76,9 @@ const (
 	StatusRuleViolation    Status = "rule-violation"
 )
 
+// Statuses are every Status, verified first.
+var Statuses = []Status{StatusVerified, StatusTampered, StatusSignatureInvalid, StatusUnsigned, StatusVerdictMismatch, StatusRuleViolation}
+
 // StatusFor is the status a report with findings of these classes has.
 func StatusFor(classes []Class) Status {
 	for _, c := range classOrder {

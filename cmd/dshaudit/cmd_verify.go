@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -228,61 +226,6 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 		return silentError{ErrFindings}
 	}
 	return nil
-}
-
-// SummaryMediaType identifies the --json object of a many-bundle run.
-const SummaryMediaType = "application/vnd.dshaudit.verify-summary.v1+json"
-
-func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []string, opts verify.Options) error {
-	items := verify.All(cmd.Context(), paths, opts, o.Jobs)
-	sum := verify.Summarise(items)
-	if o.JSON {
-		if err := writeJSON(s.Out, struct {
-			MediaType     string         `json:"media_type"`
-			SchemaVersion int            `json:"schema_version"`
-			Summary       verify.Summary `json:"summary"`
-			Bundles       []verify.Item  `json:"bundles"`
-		}{SummaryMediaType, 1, sum, items}); err != nil {
-			return err
-		}
-	} else {
-		printVerifySummary(s.Out, s.style(), items, sum)
-	}
-	if cmd.Context().Err() != nil {
-		return cmd.Context().Err()
-	}
-	if len(sum.Failed) > 0 {
-		return silentError{ErrFindings}
-	}
-	return nil
-}
-
-// printVerifySummary prints one row per bundle, the counts by verdict and
-// the bundles that failed, every bundle value escaped and bounded.
-func printVerifySummary(w io.Writer, st termtext.Style, items []verify.Item, sum verify.Summary) {
-	tb := termtext.NewTable("", "STATUS", "VERDICT", "PACKAGE", "BUNDLE")
-	for _, it := range items {
-		if it.Report == nil {
-			tb.Row("unreadable", "-", "-", it.Path+": "+it.Error)
-			continue
-		}
-		v := it.Report.DerivedVerdict
-		if !it.Report.Dynamic {
-			v = "static_only"
-		}
-		tb.Row(it.Report.Status.Text(), dash(v), it.Report.PackageID(), it.Path)
-	}
-	tb.Write(w, st.Width)
-	fmt.Fprintf(w, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
-	for _, v := range slices.Sorted(maps.Keys(sum.ByVerdict)) {
-		fmt.Fprintf(w, "  %-28s %d\n", st.Field(v), sum.ByVerdict[v])
-	}
-	if len(sum.Failed) > 0 {
-		fmt.Fprintf(w, "failed (%d):\n", len(sum.Failed))
-		for _, f := range sum.Failed {
-			fmt.Fprintf(w, "  %s\n", st.Field(fmt.Sprintf("%s: %s: %s", f.Path, verify.Status(f.Status).Text(), f.Why)))
-		}
-	}
 }
 
 func writeJSON(w io.Writer, v any) error {

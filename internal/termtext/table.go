@@ -54,58 +54,70 @@ func escapeAll(cells []string) []string {
 // Write writes the table in at most width columns (when even the
 // narrowest columns do not fit, lines are longer).
 func (t *Table) Write(w io.Writer, width int) error {
-	widths := t.columnWidths(width)
-	maxLines := t.CellLines
-	if maxLines < 1 {
-		maxLines = DefaultCellLines
+	natural := make([]int, len(t.header))
+	for c := range natural {
+		for _, r := range t.rows {
+			natural[c] = max(natural[c], Width(r[c]))
+		}
 	}
+	widths := columnWidths(t.Indent, t.header, natural, width)
+	lines := cellLines(t.CellLines)
 	var b strings.Builder
-	for i, row := range append([][]string{t.header}, t.rows...) {
-		lines := maxLines
-		if i == 0 {
-			lines = 1
-		}
-		cells := make([][]string, len(row))
-		height := 1
-		for c, cell := range row {
-			cells[c] = Wrap(cell, widths[c], lines)
-			height = max(height, len(cells[c]))
-		}
-		for l := 0; l < height; l++ {
-			var line strings.Builder
-			line.WriteString(t.Indent)
-			for c := range row {
-				part := ""
-				if l < len(cells[c]) {
-					part = cells[c][l]
-				}
-				line.WriteString(part)
-				if c < len(row)-1 {
-					line.WriteString(strings.Repeat(" ", widths[c]-Width(part)+colGap))
-				}
-			}
-			b.WriteString(strings.TrimRight(line.String(), " "))
-			b.WriteByte('\n')
-		}
+	writeRow(&b, t.Indent, t.header, widths, 1)
+	for _, row := range t.rows {
+		writeRow(&b, t.Indent, row, widths, lines)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// columnWidths gives each column its natural width when all fit, else
-// shares the room left by the narrow columns among the wide ones.
-func (t *Table) columnWidths(width int) []int {
-	n := len(t.header)
+// cellLines is n, or DefaultCellLines when n < 1.
+func cellLines(n int) int {
+	if n < 1 {
+		return DefaultCellLines
+	}
+	return n
+}
+
+// writeRow lays out one row of escaped cells in widths, each cell wrapped
+// onto at most lines lines.
+func writeRow(b *strings.Builder, indent string, row []string, widths []int, lines int) {
+	cells := make([][]string, len(row))
+	height := 1
+	for c, cell := range row {
+		cells[c] = Wrap(cell, widths[c], lines)
+		height = max(height, len(cells[c]))
+	}
+	for l := 0; l < height; l++ {
+		var line strings.Builder
+		line.WriteString(indent)
+		for c := range row {
+			part := ""
+			if l < len(cells[c]) {
+				part = cells[c][l]
+			}
+			line.WriteString(part)
+			if c < len(row)-1 {
+				line.WriteString(strings.Repeat(" ", widths[c]-Width(part)+colGap))
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteByte('\n')
+	}
+}
+
+// columnWidths gives each column its natural width (the widest of its
+// cells, and of its header) when all fit in width, else shares the room
+// left by the narrow columns among the wide ones.
+func columnWidths(indent string, header []string, cells []int, width int) []int {
+	n := len(header)
 	natural := make([]int, n)
 	floor := make([]int, n)
 	for c := range n {
-		natural[c] = Width(t.header[c])
-		for _, r := range t.rows {
-			natural[c] = max(natural[c], Width(r[c]))
-		}
-		floor[c] = min(natural[c], max(Width(t.header[c]), minColWidth))
+		natural[c] = max(Width(header[c]), cells[c])
+		floor[c] = min(natural[c], max(Width(header[c]), minColWidth))
 	}
-	avail := width - Width(t.Indent) - colGap*(n-1)
+	avail := width - Width(indent) - colGap*(n-1)
 	total := 0
 	for _, x := range natural {
 		total += x
@@ -127,6 +139,48 @@ func (t *Table) columnWidths(width int) []int {
 	}
 	return out
 }
+
+// Stream writes a table row by row, for output that should appear as it
+// is made and not be kept: its column widths are fixed when it starts,
+// from the widths the caller says each column's cells may take (a cell
+// wider than that is wrapped, as in Table), not from the rows.
+type Stream struct {
+	w      io.Writer
+	indent string
+	widths []int
+	lines  int
+	err    error
+}
+
+// NewStream writes the header row to w and returns the stream. cells[c]
+// is the widest column c's cells are expected to be; width is the line
+// width, as for Table.Write.
+func NewStream(w io.Writer, width int, indent string, header []string, cells []int) *Stream {
+	h := escapeAll(header)
+	s := &Stream{w: w, indent: indent, widths: columnWidths(indent, h, cells, width), lines: DefaultCellLines}
+	s.write(h, 1)
+	return s
+}
+
+// Row writes a row; missing cells are empty, extra cells are dropped.
+// After a write error nothing more is written; Err returns it.
+func (s *Stream) Row(cells ...string) {
+	row := make([]string, len(s.widths))
+	copy(row, escapeAll(cells))
+	s.write(row, s.lines)
+}
+
+func (s *Stream) write(row []string, lines int) {
+	if s.err != nil {
+		return
+	}
+	var b strings.Builder
+	writeRow(&b, s.indent, row, s.widths, lines)
+	_, s.err = io.WriteString(s.w, b.String())
+}
+
+// Err is the first write error, if any.
+func (s *Stream) Err() error { return s.err }
 
 // Wrap breaks s (already escaped) into lines of at most w columns,
 // breaking at the last space that fits and hard-breaking words longer

@@ -164,3 +164,48 @@ func assertSafe(t *testing.T, s string, newlines bool) {
 		t.Errorf("invalid UTF-8 in %q", s)
 	}
 }
+
+// TestStreamMatchesTable: a Stream told the widest cell of each column
+// writes what a Table of the same rows writes, row by row; a cell wider
+// than it was told is wrapped, not allowed to break the columns.
+func TestStreamMatchesTable(t *testing.T) {
+	header := []string{"STATUS", "VERDICT", "PACKAGE", "BUNDLE"}
+	rows := [][]string{
+		{"verified", "pass", "cordis@1.0.0", "a.dshaudit.tar.zst"},
+		{"signature invalid", "-", "", "dir/b\x1b[2J.dshaudit.tar.zst"},
+		{"verified", "installs_but_not_registered", "@scope/a-much-longer-name@10.20.30-rc.1", "c.dshaudit.tar.zst"},
+	}
+	for _, width := range []int{200, 80, 40} {
+		tb := NewTable("", header...)
+		for _, r := range rows {
+			tb.Row(r...)
+		}
+		var want, got bytes.Buffer
+		if err := tb.Write(&want, width); err != nil {
+			t.Fatal(err)
+		}
+		cells := make([]int, len(header))
+		for _, r := range rows {
+			for c, cell := range r {
+				cells[c] = max(cells[c], Width(Escape(cell)))
+			}
+		}
+		st := NewStream(&got, width, "", header, cells)
+		for _, r := range rows {
+			st.Row(r...)
+		}
+		if st.Err() != nil {
+			t.Fatal(st.Err())
+		}
+		if got.String() != want.String() {
+			t.Errorf("width %d: stream\n%s\ntable\n%s", width, got.String(), want.String())
+		}
+	}
+	var b bytes.Buffer
+	st := NewStream(&b, 80, "", []string{"A", "B"}, []int{4, 4})
+	st.Row("aaaa aaaa aaaa", "b")
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "aaaa  b") || lines[2] != "aaaa" || lines[3] != "aaaa" {
+		t.Errorf("a cell wider than told is not wrapped in its column:\n%s", b.String())
+	}
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/verify"
+)
+
+// SummaryMediaType identifies the --json object of a many-bundle run.
+const SummaryMediaType = "application/vnd.dshaudit.verify-summary.v1+json"
+
+// runVerifyMany verifies many bundles and writes each one's line (or
+// JSON item) as soon as it and those before it are verified, keeping
+// only the counts: memory does not grow with the number of bundles
+// (SPEC.md "Many bundles").
+func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []string, opts verify.Options) error {
+	var out manyWriter
+	if o.JSON {
+		out = newJSONMany(s.Out)
+	} else {
+		out = newTextMany(s.Out, s.style(), paths)
+	}
+	var z verify.Summariser
+	verify.Each(cmd.Context(), paths, opts, o.Jobs, func(it verify.Item) {
+		z.Add(it)
+		out.item(it)
+	})
+	sum := z.Summary()
+	if err := out.end(sum); err != nil {
+		return err
+	}
+	if cmd.Context().Err() != nil {
+		return cmd.Context().Err()
+	}
+	if len(sum.Failed) > 0 {
+		return silentError{ErrFindings}
+	}
+	return nil
+}
+
+// manyWriter writes the outcome of many bundles as they come: item for
+// each bundle in order, then end with the counts. After a write error it
+// writes nothing more, and end returns the error.
+type manyWriter interface {
+	item(verify.Item)
+	end(verify.Summary) error
+}
+
+// jsonMany writes the verify-summary object, its bundles as they come
+// and the summary after them, laid out as writeJSON lays out a value.
+type jsonMany struct {
+	w   io.Writer
+	n   int
+	err error
+}
+
+func newJSONMany(w io.Writer) *jsonMany {
+	j := &jsonMany{w: w}
+	j.write(fmt.Appendf(nil, "{\n  \"media_type\": %q,\n  \"schema_version\": 1,\n  \"bundles\": [", SummaryMediaType))
+	return j
+}
+
+func (j *jsonMany) item(it verify.Item) {
+	sep := ",\n    "
+	if j.n == 0 {
+		sep = "\n    "
+	}
+	j.n++
+	j.value(sep, it, "    ")
+}
+
+func (j *jsonMany) end(sum verify.Summary) error {
+	if j.n > 0 {
+		j.write([]byte("\n  "))
+	}
+	j.value("],\n  \"summary\": ", sum, "  ")
+	j.write([]byte("\n}\n"))
+	return j.err
+}
+
+// value writes before, then v encoded as writeJSON would at that depth.
+func (j *jsonMany) value(before string, v any, indent string) {
+	if j.err != nil {
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString(before)
+	enc := json.NewEncoder(&b)
+	enc.SetIndent(indent, "  ")
+	enc.SetEscapeHTML(false)
+	if j.err = enc.Encode(v); j.err != nil {
+		return
+	}
+	j.write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+func (j *jsonMany) write(b []byte) {
+	if j.err == nil {
+		_, j.err = j.w.Write(b)
+	}
+}
+
+// textMany writes one table row per bundle as it comes, then the counts
+// and the failures. The columns' widths are fixed before the first
+// bundle: STATUS and VERDICT from the values they can take, BUNDLE from
+// the paths, PACKAGE from packageColumn (a longer id wraps in its column).
+type textMany struct {
+	w  io.Writer
+	st termtext.Style
+	tb *termtext.Stream
+}
+
+// packageColumn is the width the PACKAGE column is laid out for.
+const packageColumn = 40
+
+func newTextMany(w io.Writer, st termtext.Style, paths []string) *textMany {
+	statusW := termtext.Width("unreadable")
+	for _, s := range verify.Statuses {
+		statusW = max(statusW, termtext.Width(s.Text()))
+	}
+	verdictW := termtext.Width("static_only")
+	for _, v := range rules.Verdicts {
+		verdictW = max(verdictW, termtext.Width(string(v)))
+	}
+	pathW := 0
+	for _, p := range paths {
+		pathW = max(pathW, termtext.Width(termtext.Escape(p)))
+	}
+	return &textMany{w: w, st: st,
+		tb: termtext.NewStream(w, st.Width, "", []string{"STATUS", "VERDICT", "PACKAGE", "BUNDLE"}, []int{statusW, verdictW, packageColumn, pathW})}
+}
+
+func (t *textMany) item(it verify.Item) {
+	if it.Report == nil {
+		t.tb.Row("unreadable", "-", "-", it.Path+": "+it.Error)
+		return
+	}
+	v := it.Report.DerivedVerdict
+	if !it.Report.Dynamic {
+		v = "static_only"
+	}
+	t.tb.Row(it.Report.Status.Text(), dash(v), it.Report.PackageID(), it.Path)
+}
+
+func (t *textMany) end(sum verify.Summary) error {
+	if err := t.tb.Err(); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	printCounts(&b, t.st, sum)
+	_, err := t.w.Write(b.Bytes())
+	return err
+}
+
+// printVerifySummary prints one row per bundle, the counts by verdict and
+// the bundles that failed, every bundle value escaped and bounded.
+func printVerifySummary(w io.Writer, st termtext.Style, items []verify.Item, sum verify.Summary) {
+	paths := make([]string, len(items))
+	for i, it := range items {
+		paths[i] = it.Path
+	}
+	t := newTextMany(w, st, paths)
+	for _, it := range items {
+		t.item(it)
+	}
+	t.end(sum) //nolint:errcheck // like the other printers, write errors surface at exit
+}
+
+// printCounts prints the counts by verdict and the bundles that failed.
+func printCounts(w io.Writer, st termtext.Style, sum verify.Summary) {
+	fmt.Fprintf(w, "\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
+	for _, v := range slices.Sorted(maps.Keys(sum.ByVerdict)) {
+		fmt.Fprintf(w, "  %-28s %d\n", st.Field(v), sum.ByVerdict[v])
+	}
+	if len(sum.Failed) > 0 {
+		fmt.Fprintf(w, "failed (%d):\n", len(sum.Failed))
+		for _, f := range sum.Failed {
+			fmt.Fprintf(w, "  %s\n", st.Field(fmt.Sprintf("%s: %s: %s", f.Path, verify.Status(f.Status).Text(), f.Why)))
+		}
+	}
+}
