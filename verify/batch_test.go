@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -133,5 +134,21 @@ func TestEachUnreadable(t *testing.T) {
 		if it.Path != paths[i] || it.Error != "not verified: interrupted" {
 			t.Fatalf("item %d after cancelling: %+v", i, it)
 		}
+	}
+}
+
+// TestStatusesListsEvery: Statuses holds verified and the status of
+// every finding class, and nothing else.
+func TestStatusesListsEvery(t *testing.T) {
+	want := map[Status]bool{StatusVerified: true}
+	for _, c := range classOrder {
+		want[statusOf(c)] = true
+	}
+	got := map[Status]bool{}
+	for _, s := range Statuses {
+		got[s] = true
+	}
+	if len(got) != len(Statuses) || !maps.Equal(got, want) {
+		t.Fatalf("Statuses %v, want the set %v", Statuses, want)
 	}
 }
