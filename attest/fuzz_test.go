@@ -10,6 +10,10 @@ import (
 // FuzzVerify feeds hostile signature files to Verify: it must not panic,
 // every error must carry exactly one failure class, and nothing but the
 // signed manifest may verify.
+// This binary links sigstore-go's whole tree, whose coverage counters
+// bound the engine's rate; scripts/fuzz-soak.sh fuzzes it with coverage
+// of dshaudit, sigstore and protobuf's JSON decoder only
+// (internal/fuzzscope, DESIGN.md "Fuzzing").
 func FuzzVerify(f *testing.F) {
 	s := newSignerF(f)
 	sig, err := attest.Sign(f.Context(), testManifest, testPredicate, s)
