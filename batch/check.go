@@ -41,9 +41,6 @@ func BundleChecker(opts verify.Options, digest string) func(ctx context.Context,
 		if !strings.Contains(rep.Fingerprint+";", "@"+digest+";") {
 			return "", fmt.Errorf("%w: fingerprint %q does not name image %s", ErrNotOurs, rep.Fingerprint, digest)
 		}
-		if !rep.Dynamic {
-			return "static_only", nil
-		}
-		return rep.DerivedVerdict, nil
+		return rep.SummaryVerdict(), nil
 	}
 }

@@ -168,8 +168,7 @@ func one(ctx context.Context, path string, opts Options) Item {
 type Summary struct {
 	Bundles  int `json:"bundles"`
 	Verified int `json:"verified"`
-	// ByVerdict counts verified bundles by re-derived verdict code
-	// ("static_only" for bundles without the dynamic layer).
+	// ByVerdict counts verified bundles by Report.SummaryVerdict.
 	ByVerdict map[string]int `json:"by_verdict"`
 	// Failed lists every bundle that did not verify, and why.
 	Failed []Failed `json:"failed"`
@@ -197,12 +196,17 @@ type Summariser struct {
 	s Summary
 }
 
+// init makes the zero Summariser's summary: empty, never null, in JSON.
+func (z *Summariser) init() {
+	if z.s.ByVerdict == nil {
+		z.s.ByVerdict, z.s.Failed = map[string]int{}, []Failed{}
+	}
+}
+
 // Add counts one item.
 func (z *Summariser) Add(it Item) {
+	z.init()
 	s := &z.s
-	if s.ByVerdict == nil {
-		s.ByVerdict, s.Failed = map[string]int{}, []Failed{}
-	}
 	s.Bundles++
 	switch {
 	case it.Report == nil:
@@ -218,19 +222,12 @@ func (z *Summariser) Add(it Item) {
 		s.Failed = append(s.Failed, Failed{Path: it.Path, Status: string(it.Report.Status), Why: why})
 	default:
 		s.Verified++
-		v := it.Report.DerivedVerdict
-		if !it.Report.Dynamic {
-			v = "static_only"
-		}
-		s.ByVerdict[v]++
+		s.ByVerdict[it.Report.SummaryVerdict()]++
 	}
 }
 
 // Summary is the counts so far.
 func (z *Summariser) Summary() Summary {
-	s := z.s
-	if s.ByVerdict == nil {
-		s.ByVerdict, s.Failed = map[string]int{}, []Failed{}
-	}
-	return s
+	z.init()
+	return z.s
 }

@@ -110,6 +110,16 @@ type StageView struct {
 	DurationMS     int64  `json:"duration_ms"`
 }
 
+// SummaryVerdict is the verdict code a summary counts the bundle under:
+// the re-derived verdict, or assemble.StaticOnlyVerdict for a bundle
+// without the dynamic layer ("" when a dynamic bundle derived none).
+func (r *Report) SummaryVerdict() string {
+	if !r.Dynamic {
+		return assemble.StaticOnlyVerdict
+	}
+	return r.DerivedVerdict
+}
+
 // OK reports whether the bundle verified with no finding at all.
 func (r *Report) OK() bool { return r.Status == StatusVerified }
 

@@ -145,9 +145,11 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		rep.Evidence.Manifest = m
 	}
 	describe(rep, m)
-	if v := assemble.PredicateVerdict(m); sig != nil && sig.Predicate.Verdict != v {
-		rep.add(Finding{Class: ClassVerdictMismatch, File: bundle.SignaturePath, Field: "predicate.verdict", Clause: `SPEC.md "Signature"`,
-			Message: fmt.Sprintf("the signed predicate says %q, the manifest %q", sig.Predicate.Verdict, v)})
+	if sig != nil {
+		if v := assemble.PredicateVerdict(m); sig.Predicate.Verdict != v {
+			rep.add(Finding{Class: ClassVerdictMismatch, File: bundle.SignaturePath, Field: "predicate.verdict", Clause: `SPEC.md "Signature"`,
+				Message: fmt.Sprintf("the signed predicate says %q, the manifest %q", sig.Predicate.Verdict, v)})
+		}
 	}
 	trusted, untrusted := checkFiles(rep, m, arc)
 	// Streams not tied to one another are not read by any line rule.

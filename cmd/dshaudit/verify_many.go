@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
@@ -29,13 +31,8 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 	} else {
 		out = newTextMany(s.Out, s.style(), paths)
 	}
-	var z verify.Summariser
-	verify.Each(cmd.Context(), paths, opts, o.Jobs, func(it verify.Item) {
-		z.Add(it)
-		out.item(it)
-	})
-	sum := z.Summary()
-	if err := out.end(sum); err != nil {
+	sum, err := writeMany(cmd.Context(), out, paths, opts, o.Jobs)
+	if err != nil {
 		return err
 	}
 	if cmd.Context().Err() != nil {
@@ -45,6 +42,18 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 		return silentError{ErrFindings}
 	}
 	return nil
+}
+
+// writeMany verifies paths with jobs workers (verify.Each), hands each
+// item to out as it comes and ends it with the counts.
+func writeMany(ctx context.Context, out manyWriter, paths []string, opts verify.Options, jobs int) (verify.Summary, error) {
+	var z verify.Summariser
+	verify.Each(ctx, paths, opts, jobs, func(it verify.Item) {
+		z.Add(it)
+		out.item(it)
+	})
+	sum := z.Summary()
+	return sum, out.end(sum)
 }
 
 // manyWriter writes the outcome of many bundles as they come: item for
@@ -127,7 +136,7 @@ func newTextMany(w io.Writer, st termtext.Style, paths []string) *textMany {
 	for _, s := range verify.Statuses {
 		statusW = max(statusW, termtext.Width(s.Text()))
 	}
-	verdictW := termtext.Width("static_only")
+	verdictW := termtext.Width(assemble.StaticOnlyVerdict)
 	for _, v := range rules.Verdicts {
 		verdictW = max(verdictW, termtext.Width(string(v)))
 	}
@@ -144,11 +153,7 @@ func (t *textMany) item(it verify.Item) {
 		t.tb.Row("unreadable", "-", "-", it.Path+": "+it.Error)
 		return
 	}
-	v := it.Report.DerivedVerdict
-	if !it.Report.Dynamic {
-		v = "static_only"
-	}
-	t.tb.Row(it.Report.Status.Text(), dash(v), it.Report.PackageID(), it.Path)
+	t.tb.Row(it.Report.Status.Text(), dash(it.Report.SummaryVerdict()), it.Report.PackageID(), it.Path)
 }
 
 func (t *textMany) end(sum verify.Summary) error {

@@ -34,13 +34,7 @@ func TestJSONManyIsWriteJSON(t *testing.T) {
 	paths, opts := manyVectors(t)
 	for _, ps := range [][]string{paths, paths[:1], nil} {
 		var got bytes.Buffer
-		j := newJSONMany(&got)
-		var z verify.Summariser
-		verify.Each(context.Background(), ps, opts, 2, func(it verify.Item) {
-			z.Add(it)
-			j.item(it)
-		})
-		if err := j.end(z.Summary()); err != nil {
+		if _, err := writeMany(context.Background(), newJSONMany(&got), ps, opts, 2); err != nil {
 			t.Fatal(err)
 		}
 		items := verify.All(context.Background(), ps, opts, 1)
@@ -66,13 +60,8 @@ func TestTextManyRows(t *testing.T) {
 	odd := filepath.Join(t.TempDir(), "x\x1b[2J"+verify.BundleSuffix)
 	paths = append(paths, odd)
 	var b bytes.Buffer
-	tm := newTextMany(&b, termtext.Style{Width: 200}, paths)
-	var z verify.Summariser
-	verify.Each(context.Background(), paths, opts, 2, func(it verify.Item) {
-		z.Add(it)
-		tm.item(it)
-	})
-	if err := tm.end(z.Summary()); err != nil {
+	sum, err := writeMany(context.Background(), newTextMany(&b, termtext.Style{Width: 200}, paths), paths, opts, 2)
+	if err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -95,7 +84,6 @@ func TestTextManyRows(t *testing.T) {
 		}
 		at++
 	}
-	sum := z.Summary()
 	if sum.Bundles != len(paths) || sum.Verified == 0 || len(sum.Failed) == 0 || sum.Verified+len(sum.Failed) != len(paths) {
 		t.Fatalf("summary %+v", sum)
 	}

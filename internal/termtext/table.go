@@ -38,9 +38,14 @@ func NewTable(indent string, header ...string) *Table {
 
 // Row adds a row; missing cells are empty, extra cells are dropped.
 func (t *Table) Row(cells ...string) {
-	row := make([]string, len(t.header))
+	t.rows = append(t.rows, fitRow(len(t.header), cells))
+}
+
+// fitRow is cells escaped, cut or padded with empty cells to n.
+func fitRow(n int, cells []string) []string {
+	row := make([]string, n)
 	copy(row, escapeAll(cells))
-	t.rows = append(t.rows, row)
+	return row
 }
 
 func escapeAll(cells []string) []string {
@@ -143,12 +148,12 @@ func columnWidths(indent string, header []string, cells []int, width int) []int 
 // Stream writes a table row by row, for output that should appear as it
 // is made and not be kept: its column widths are fixed when it starts,
 // from the widths the caller says each column's cells may take (a cell
-// wider than that is wrapped, as in Table), not from the rows.
+// wider than that is wrapped onto at most DefaultCellLines lines, as in
+// Table), not from the rows.
 type Stream struct {
 	w      io.Writer
 	indent string
 	widths []int
-	lines  int
 	err    error
 }
 
@@ -157,7 +162,7 @@ type Stream struct {
 // width, as for Table.Write.
 func NewStream(w io.Writer, width int, indent string, header []string, cells []int) *Stream {
 	h := escapeAll(header)
-	s := &Stream{w: w, indent: indent, widths: columnWidths(indent, h, cells, width), lines: DefaultCellLines}
+	s := &Stream{w: w, indent: indent, widths: columnWidths(indent, h, cells, width)}
 	s.write(h, 1)
 	return s
 }
@@ -165,9 +170,7 @@ func NewStream(w io.Writer, width int, indent string, header []string, cells []i
 // Row writes a row; missing cells are empty, extra cells are dropped.
 // After a write error nothing more is written; Err returns it.
 func (s *Stream) Row(cells ...string) {
-	row := make([]string, len(s.widths))
-	copy(row, escapeAll(cells))
-	s.write(row, s.lines)
+	s.write(fitRow(len(s.widths), cells), DefaultCellLines)
 }
 
 func (s *Stream) write(row []string, lines int) {
