@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"reflect"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
@@ -193,7 +194,22 @@ func FuzzDecodeManifest(f *testing.F) {
 	f.Add([]byte(`{"media_type":"` + ManifestMediaType + `","schema_version":1}`))
 	f.Add([]byte("null"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		m, err := DecodeManifest(raw)
+		if len(raw) > MaxManifestSize {
+			if _, err := DecodeManifest(raw); !errors.Is(err, ErrManifestTooLarge) {
+				t.Fatalf("%d bytes: %v", len(raw), err)
+			}
+			return
+		}
+		// DecodeManifest is its fast path, or else its strict decoder;
+		// the two accept exactly the same inputs. Each runs once here.
+		fast := decodeCanonical(raw)
+		m, err := decodeStrict(raw)
+		if (fast != nil) != (err == nil) {
+			t.Fatalf("fast path accepts: %v; strict decoder: %v", fast != nil, err)
+		}
+		if fast != nil && !reflect.DeepEqual(fast, m) {
+			t.Fatal("the fast path and the strict decoder decode different manifests")
+		}
 		if err != nil {
 			if m != nil {
 				t.Fatal("manifest with error")

@@ -197,6 +197,9 @@ func TestDecodeManifestRefuses(t *testing.T) {
 			if !errors.Is(err, c.want) {
 				t.Fatalf("DecodeManifest = %v, want %v", err, c.want)
 			}
+			if decodeCanonical(c.raw) != nil {
+				t.Error("the fast path accepts what the strict decoder refuses")
+			}
 			if m != nil {
 				t.Error("manifest returned with an error")
 			}
@@ -235,6 +238,9 @@ func TestDecodeManifestRefusesNull(t *testing.T) {
 		if _, err := DecodeManifest(raw); !errors.Is(err, ErrManifestNotCanonical) {
 			t.Errorf("%s: DecodeManifest = %v, want %v", c.to, err, ErrManifestNotCanonical)
 		}
+		if decodeCanonical(raw) != nil {
+			t.Errorf("%s: the fast path accepts it", c.to)
+		}
 	}
 }
 
@@ -266,4 +272,30 @@ func compact(t *testing.T, raw []byte) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// TestDecodeCanonicalAgrees checks DecodeManifest's fast path against the
+// strict decoder on manifests both accept: the same manifest, and the
+// pooled re-encoding unaffected by what an earlier, larger or refused
+// manifest left in the pool. FuzzDecodeManifest checks that they accept
+// the same inputs.
+func TestDecodeCanonicalAgrees(t *testing.T) {
+	good, err := EncodeManifest(sampleManifest(sampleFiles(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := EncodeManifest(newManifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, raw := range [][]byte{good, empty, compact(t, good), good, empty} {
+		fast := decodeCanonical(raw)
+		strict, err := decodeStrict(raw)
+		if (fast != nil) != (err == nil) {
+			t.Fatalf("input %d: fast path %v, strict decoder %v", i, fast != nil, err)
+		}
+		if fast != nil && !reflect.DeepEqual(fast, strict) {
+			t.Errorf("input %d: the two paths decode different manifests", i)
+		}
+	}
 }

@@ -87,10 +87,19 @@ func checkWriteLimits(entries []entry, lim Limits) error {
 // writeEntries writes the entries, in the order given, as a tar stream
 // compressed into one zstd frame.
 func writeEntries(w io.Writer, entries []entry) error {
+	// The tar stream is sized first, without copying it, so that the frame
+	// header declares its content size: a decoder then needs a window only
+	// as large as the content, not the 8 MiB the encoder may use (SPEC.md
+	// "Archive encoding").
+	var size countingWriter
+	if err := writeTar(&size, entries); err != nil {
+		return fmt.Errorf("write bundle: %w", err)
+	}
 	enc, err := newEncoder(w)
 	if err != nil {
 		return fmt.Errorf("write bundle: zstd: %w", err)
 	}
+	enc.ResetContentSize(w, int64(size))
 	if err := writeTar(enc, entries); err != nil {
 		enc.Close()
 		return fmt.Errorf("write bundle: %w", err)
@@ -132,4 +141,12 @@ func writeEntry(tw *tar.Writer, e entry) error {
 	}
 	_, err := tw.Write(e.data)
 	return err
+}
+
+// countingWriter counts the bytes written to it and keeps none.
+type countingWriter int64
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
 }

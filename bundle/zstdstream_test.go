@@ -2,10 +2,13 @@ package bundle
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // The frame is checked as it streams: each refusal keeps its class
@@ -117,4 +120,69 @@ func mustDecode(t *testing.T, raw []byte) *Manifest {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// The writer declares the tar stream's length in the frame header, and a
+// window no larger than that length needs (SPEC.md "Archive encoding"):
+// above one 128 KiB block, as below it.
+func TestWriteDeclaresContentSize(t *testing.T) {
+	for _, size := range []int{1000, 300 << 10} {
+		c := sampleContents(t)
+		c.Files["big"] = bytes.Repeat([]byte("evidence "), size/9)
+		m := sampleManifest(c.Files)
+		raw, err := EncodeManifest(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Manifest = raw
+		in := mustWrite(t, c)
+		var tarLen countingWriter
+		dec, err := zstd.NewReader(bytes.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(&tarLen, dec); err != nil {
+			t.Fatal(err)
+		}
+		dec.Close()
+		var h zstd.Header
+		if err := h.Decode(in); err != nil {
+			t.Fatal(err)
+		}
+		if !h.HasFCS || h.FrameContentSize != uint64(tarLen) {
+			t.Errorf("%d-byte file: frame declares content size %v %d, tar stream is %d bytes", size, h.HasFCS, h.FrameContentSize, tarLen)
+		}
+		window := h.WindowSize
+		if h.SingleSegment {
+			window = h.FrameContentSize
+		}
+		if window > 2*uint64(tarLen) || window > EncoderWindow {
+			t.Errorf("%d-byte file: window %d for %d bytes of content", size, window, tarLen)
+		}
+	}
+}
+
+// A frame whose content is not the size it declares is refused.
+func TestReadRefusesWrongContentSize(t *testing.T) {
+	c := sampleContents(t)
+	c.Files["big"] = bytes.Repeat([]byte("evidence "), (300<<10)/9)
+	raw, err := EncodeManifest(sampleManifest(c.Files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Manifest = raw
+	in := mustWrite(t, c)
+	var h zstd.Header
+	if err := h.Decode(in); err != nil || !h.HasFCS || h.SingleSegment || in[4]>>6 != 2 {
+		t.Fatalf("want a frame with a 4-byte content size and a window byte: %v %+v", err, h)
+	}
+	// magic (4), descriptor (1), window (1), then the 4-byte content size.
+	lie := bytes.Clone(in)
+	binary.LittleEndian.PutUint32(lie[6:], uint32(h.FrameContentSize+512))
+	if a, err := Read(bytes.NewReader(lie), DefaultLimits()); !errors.Is(err, ErrCorrupt) || a != nil {
+		t.Fatalf("content size 512 bytes too large: got %v, want %v", err, ErrCorrupt)
+	}
+	if _, err := Read(bytes.NewReader(in), DefaultLimits()); err != nil {
+		t.Fatalf("the bundle as written: %v", err)
+	}
 }

@@ -229,7 +229,7 @@ func BenchmarkVerifyMany(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(paths))/time.Since(start).Seconds(), "bundles/s")
-	b.ReportMetric(float64(runtime.NumCPU()), "CPUs")
+	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "CPUs")
 	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(time.Millisecond)/float64(b.N*len(paths)), "cpu-ms/bundle")
 }
 
