@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/internal/schematest"
+	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/verify"
 )
 
 // kebab is the one style of every enum value dshaudit defines in its JSON
@@ -132,6 +134,34 @@ func TestSchemaEnumsMatchConstants(t *testing.T) {
 		want := slices.Sorted(slices.Values(c.want))
 		if !slices.Equal(got, want) {
 			t.Errorf("schema/%s.schema.json %v = %v, the code defines %v", c.schema, c.ptr, got, want)
+		}
+	}
+}
+
+// The lists verify DIR lays its columns out from hold every constant of
+// their types, once: rules.Verdicts every Verdict, verify.Statuses every
+// Status, declared in any non-test file of the package.
+func TestEnumListsAreComplete(t *testing.T) {
+	var verdicts, statuses []string
+	for _, v := range rules.Verdicts {
+		verdicts = append(verdicts, string(v))
+	}
+	for _, s := range verify.Statuses {
+		statuses = append(statuses, string(s))
+	}
+	for _, c := range []struct {
+		dir, typ string
+		list     []string
+		least    int
+	}{
+		{"rules", "Verdict", verdicts, 6},
+		{"verify", "Status", statuses, 1},
+	} {
+		declared := enumValues(t, c.dir, []string{c.typ})[c.typ]
+		got := slices.Sorted(slices.Values(c.list))
+		slices.Sort(declared)
+		if len(declared) < c.least || !slices.Equal(got, declared) {
+			t.Errorf("%s: the list of %s is %v, declared %v", c.dir, c.typ, c.list, declared)
 		}
 	}
 }
