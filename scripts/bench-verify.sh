@@ -37,6 +37,7 @@ DIR_RUNS=${DIR_RUNS:-21}
 for tool in zstd sha256sum /usr/bin/time jq taskset; do
 	command -v "$tool" >/dev/null || { echo "bench-verify: $tool is missing (apt-get install zstd time jq util-linux)" >&2; exit 3; }
 done
+[[ -n ${EPOCHREALTIME:-} ]] || { echo "bench-verify: needs bash 5 or later (EPOCHREALTIME)" >&2; exit 3; }
 WORK=$(mktemp -d /tmp/dshaudit-bench-verify.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 go build -o "$WORK/dshaudit" ./cmd/dshaudit
@@ -44,18 +45,22 @@ go run ./internal/vectorgen -evidence testdata/dsh-evidence -out testdata/vector
 KEY=testdata/vectors/keys/signer.pub
 BIN=$WORK/dshaudit
 
+# Wall times read the clock in µs from bash's own EPOCHREALTIME (any
+# decimal separator dropped), with no process or subshell started: a
+# $(date +%s%N) on each side put two starts of date, about 2 ms, inside
+# every interval measured.
 # median of the numbers on stdin
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-# two runs of "$@": "wall_s cpu_s maxrss_kib". Wall from the clock in ns,
+# two runs of "$@": "wall_s cpu_s maxrss_kib". Wall from the clock in µs,
 # of a run with nothing around it; then, of a second run, CPU is perf's
 # task-clock (user + system of the process and its children, µs) when perf
 # is installed, else /usr/bin/time's (10 ms resolution), and peak RSS is
 # /usr/bin/time's maximum resident set.
 measure() {
 	local s e cpu
-	s=$(date +%s%N)
+	s=${EPOCHREALTIME//[!0-9]/}
 	"$@" >/dev/null 2>&1 || true
-	e=$(date +%s%N)
+	e=${EPOCHREALTIME//[!0-9]/}
 	if command -v perf >/dev/null; then
 		perf stat -x, -e task-clock -o "$WORK/perf.txt" -- /usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
 		cpu=$(awk -F, '/task-clock/ {printf "%.6f", $1 / 1000}' "$WORK/perf.txt")
@@ -63,7 +68,7 @@ measure() {
 		/usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
 		cpu=$(awk '{printf "%.3f", $1 + $2}' "$WORK/time.txt")
 	fi
-	echo "$(echo "scale=6; ($e - $s) / 1000000000" | bc) $cpu $(awk '{print $3}' "$WORK/time.txt")"
+	echo "$(echo "scale=6; ($e - $s) / 1000000" | bc) $cpu $(awk '{print $3}' "$WORK/time.txt")"
 }
 col() { awk -v c="$1" '{print $c}' "$2" | median; }
 
@@ -118,10 +123,10 @@ done
 # wall time in seconds of "$@"
 wall() {
 	local s e
-	s=$(date +%s%N)
+	s=${EPOCHREALTIME//[!0-9]/}
 	"$@" >/dev/null 2>&1 || true
-	e=$(date +%s%N)
-	echo "scale=6; ($e - $s) / 1000000000" | bc
+	e=${EPOCHREALTIME//[!0-9]/}
+	echo "scale=6; ($e - $s) / 1000000" | bc
 }
 # two 1-core processes at once, one per core: what this machine gives two
 # independent verifications, whatever one process does
