@@ -127,15 +127,7 @@ func mustDecode(t *testing.T, raw []byte) *Manifest {
 // above one 128 KiB block, as below it.
 func TestWriteDeclaresContentSize(t *testing.T) {
 	for _, size := range []int{1000, 300 << 10} {
-		c := sampleContents(t)
-		c.Files["big"] = bytes.Repeat([]byte("evidence "), size/9)
-		m := sampleManifest(c.Files)
-		raw, err := EncodeManifest(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Manifest = raw
-		in := mustWrite(t, c)
+		in := writeWithFile(t, size)
 		var tarLen countingWriter
 		dec, err := zstd.NewReader(bytes.NewReader(in))
 		if err != nil {
@@ -164,14 +156,7 @@ func TestWriteDeclaresContentSize(t *testing.T) {
 
 // A frame whose content is not the size it declares is refused.
 func TestReadRefusesWrongContentSize(t *testing.T) {
-	c := sampleContents(t)
-	c.Files["big"] = bytes.Repeat([]byte("evidence "), (300<<10)/9)
-	raw, err := EncodeManifest(sampleManifest(c.Files))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Manifest = raw
-	in := mustWrite(t, c)
+	in := writeWithFile(t, 300<<10)
 	var h zstd.Header
 	if err := h.Decode(in); err != nil || !h.HasFCS || h.SingleSegment || in[4]>>6 != 2 {
 		t.Fatalf("want a frame with a 4-byte content size and a window byte: %v %+v", err, h)
@@ -185,4 +170,18 @@ func TestReadRefusesWrongContentSize(t *testing.T) {
 	if _, err := Read(bytes.NewReader(in), DefaultLimits()); err != nil {
 		t.Fatalf("the bundle as written: %v", err)
 	}
+}
+
+// writeWithFile writes the sample bundle with one more file of about
+// size bytes, listed in its manifest.
+func writeWithFile(t *testing.T, size int) []byte {
+	t.Helper()
+	c := sampleContents(t)
+	c.Files["big"] = bytes.Repeat([]byte("evidence "), size/9)
+	raw, err := EncodeManifest(sampleManifest(c.Files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Manifest = raw
+	return mustWrite(t, c)
 }
