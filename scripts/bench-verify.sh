@@ -45,22 +45,27 @@ go run ./internal/vectorgen -evidence testdata/dsh-evidence -out testdata/vector
 KEY=testdata/vectors/keys/signer.pub
 BIN=$WORK/dshaudit
 
-# Wall times read the clock in µs from bash's own EPOCHREALTIME (any
-# decimal separator dropped), with no process or subshell started: a
-# $(date +%s%N) on each side put two starts of date, about 2 ms, inside
-# every interval measured.
 # median of the numbers on stdin
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-# two runs of "$@": "wall_s cpu_s maxrss_kib". Wall from the clock in µs,
-# of a run with nothing around it; then, of a second run, CPU is perf's
+# wall time in seconds of "$@", from the clock in µs in bash's own
+# EPOCHREALTIME (any decimal separator dropped), with no process or
+# subshell started inside the interval: a $(date +%s%N) on each side put
+# two starts of date, about 2 ms, inside every interval measured.
+wall() {
+	local s e
+	s=${EPOCHREALTIME//[!0-9]/}
+	"$@" >/dev/null 2>&1 || true
+	e=${EPOCHREALTIME//[!0-9]/}
+	echo "scale=6; ($e - $s) / 1000000" | bc
+}
+# two runs of "$@": "wall_s cpu_s maxrss_kib". Wall from wall, of a run
+# with nothing around it; then, of a second run, CPU is perf's
 # task-clock (user + system of the process and its children, µs) when perf
 # is installed, else /usr/bin/time's (10 ms resolution), and peak RSS is
 # /usr/bin/time's maximum resident set.
 measure() {
-	local s e cpu
-	s=${EPOCHREALTIME//[!0-9]/}
-	"$@" >/dev/null 2>&1 || true
-	e=${EPOCHREALTIME//[!0-9]/}
+	local w cpu
+	w=$(wall "$@")
 	if command -v perf >/dev/null; then
 		perf stat -x, -e task-clock -o "$WORK/perf.txt" -- /usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
 		cpu=$(awk -F, '/task-clock/ {printf "%.6f", $1 / 1000}' "$WORK/perf.txt")
@@ -68,7 +73,7 @@ measure() {
 		/usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
 		cpu=$(awk '{printf "%.3f", $1 + $2}' "$WORK/time.txt")
 	fi
-	echo "$(echo "scale=6; ($e - $s) / 1000000" | bc) $cpu $(awk '{print $3}' "$WORK/time.txt")"
+	echo "$w $cpu $(awk '{print $3}' "$WORK/time.txt")"
 }
 col() { awk -v c="$1" '{print $c}' "$2" | median; }
 
@@ -120,14 +125,6 @@ for i in $(seq 0 269); do
 	cp "testdata/vectors/${valid[i % ${#valid[@]}]}" "$WORK/many/$i.dshaudit.tar.zst"
 done
 "$BIN" verify "$WORK/many" --key "$KEY" >/dev/null 2>&1 || { echo "bench-verify: dshaudit verify DIR did not verify all 270 bundles" >&2; exit 1; }
-# wall time in seconds of "$@"
-wall() {
-	local s e
-	s=${EPOCHREALTIME//[!0-9]/}
-	"$@" >/dev/null 2>&1 || true
-	e=${EPOCHREALTIME//[!0-9]/}
-	echo "scale=6; ($e - $s) / 1000000" | bc
-}
 # two 1-core processes at once, one per core: what this machine gives two
 # independent verifications, whatever one process does
 pair() {
