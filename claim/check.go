@@ -179,8 +179,13 @@ func checkDeclaration(d Declaration, f Facts, pkg string) []Finding {
 			bad(d.FPLine, KindContradicts, "DSHIO/T 21 5.2", "fingerprint %q; the bundle's is %q", d.Fingerprint, f.Fingerprint)
 		}
 	}
-	if d.Package != "" && d.Package != f.Package {
+	switch {
+	case d.Package != "" && d.Package != f.Package:
 		bad(d.PackageLine, KindContradicts, "DSHIO/T 10 7.2", "declares %s; the bundle tested %s", d.Package, f.Package)
+	case d.Package == "" && pkg == "":
+		// A bundle backs the claim of the one package version it tested;
+		// a text that names none could be any package's README.
+		bad(d.Line, KindNotBacked, "DSHIO/T 10 7.2, 7.5", "names no package (no Package: line) and no --package was given: the bundle backs only %s's claim", f.Package)
 	}
 	if d.Bundle != "" && d.Bundle != f.BundleDigest {
 		bad(d.BundleLine, KindContradicts, "DSHIO/T 20 12.2", "names evidence bundle %s; this bundle is %s", d.Bundle, f.BundleDigest)

@@ -2,7 +2,9 @@ package verify
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
@@ -104,8 +106,14 @@ func checkConditions(rep *Report, m *bundle.Manifest, l *deviationLedger, fp *ru
 			if st.ExitCode == nil || !isDynamicStage(st.Stage) {
 				continue
 			}
-			if v, ok := cmds[s]; ok && strings.Join(st.Argv, " ") != v {
-				bad(repField(i+1, st.Stage, "argv"), "DSHIO/T 21 5.1.8", "ran %q, the fixed condition %q says %q", strings.Join(st.Argv, " "), assemble.CondCommand(s), v)
+			if v, ok := cmds[s]; ok {
+				if k := slices.IndexFunc(st.Argv, notOneWord); k >= 0 {
+					// The condition joins the arguments with single spaces,
+					// which names them only when each is one word.
+					bad(repField(i+1, st.Stage, "argv"), "DSHIO/T 21 5.1.8", "argument %d is %q, not one word without white space, so no command condition can name it", k+1, st.Argv[k])
+				} else if strings.Join(st.Argv, " ") != v {
+					bad(repField(i+1, st.Stage, "argv"), "DSHIO/T 21 5.1.8", "ran %q, the fixed condition %q says %q", strings.Join(st.Argv, " "), assemble.CondCommand(s), v)
+				}
 			}
 			want, name := firstWord(n1), assemble.CondNetworkT1
 			if s != rules.T1 {
@@ -116,6 +124,11 @@ func checkConditions(rep *Report, m *bundle.Manifest, l *deviationLedger, fp *ru
 			}
 		}
 	}
+}
+
+// notOneWord reports whether an argument is empty or holds white space.
+func notOneWord(arg string) bool {
+	return arg == "" || strings.IndexFunc(arg, unicode.IsSpace) >= 0
 }
 
 func firstWord(s string) string {

@@ -21,6 +21,11 @@ var (
 		{"using pnpm v", lazyregexp.New(`\busing pnpm v(\d+\.\d+\.\d+[0-9A-Za-z.+-]*)`)},
 		{"Update available! ", lazyregexp.New(`Update available! (\d+\.\d+\.\d+[0-9A-Za-z.+-]*) →`)},
 	}
+	// Node's report of an uncaught exception ends with a line naming the
+	// running Node, alone on its line.
+	nodePrinted = []versionPattern{
+		{"Node.js v", lazyregexp.New(`^Node\.js v(\d+\.\d+\.\d+[0-9A-Za-z.+-]*)\r?$`)},
+	}
 	// dsh's stack traces show its install path in the pnpm store.
 	dshPrinted = []versionPattern{
 		{"/node_modules/.pnpm/@deepseek-ai+dsh@", lazyregexp.New(`/node_modules/\.pnpm/@deepseek-ai\+dsh@(\d+\.\d+\.\d+[0-9A-Za-z.-]*?)(?:_|/)`)},
@@ -37,8 +42,8 @@ type versionPattern struct {
 // checkFingerprint checks the fingerprint (SPEC.md "What the verifier
 // cross-checks", class 7): exactly the DSHIO/T 21 5.2 fields in order, no
 // T5 fields, and versions that the image's version outputs and every
-// version the stage evidence prints agree with. It returns the parsed
-// fingerprint, or nil.
+// version the stage evidence prints (pnpm, node, dsh) agree with. It
+// returns the parsed fingerprint, or nil.
 func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte) *rules.Fingerprint {
 	if !m.Dynamic && m.Fingerprint == "" {
 		return nil
@@ -81,6 +86,11 @@ func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte) 
 				for _, v := range printed(b, pnpmPrinted) {
 					if v != fp.PNPM {
 						bad("fingerprint", "DSHIO/T 21 5.2", "pnpm=%s, but %s (%s) shows pnpm %s running", fp.PNPM, field, st.Evidence[role], v)
+					}
+				}
+				for _, v := range printed(b, nodePrinted) {
+					if v != fp.Node {
+						bad("fingerprint", "DSHIO/T 21 5.2", "node=%s, but %s (%s) shows node %s running", fp.Node, field, st.Evidence[role], v)
 					}
 				}
 				for _, v := range printed(b, dshPrinted) {

@@ -1,7 +1,10 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -10,6 +13,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
+	"github.com/dshaudit/dshaudit/rules"
 )
 
 // npmName is a valid npm package name (lower case, optional scope).
@@ -17,8 +21,9 @@ var npmName = lazyregexp.New(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*
 
 // checkSubject checks the subject and the signed predicate (SPEC.md "What
 // the verifier cross-checks", class 6): one exact version, named alike by
-// the metadata, the spec and the predicate.
-func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sig *signed.Result) {
+// the metadata, the spec and the predicate. d is the re-derivation: it
+// says whether T0 could read the metadata and whether T1 installed it.
+func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sig *signed.Result, d assemble.Derived) {
 	bad := func(field, clause, format string, args ...any) {
 		rep.addf(ClassSubjectMismatch, field, clause, format, args...)
 	}
@@ -47,17 +52,20 @@ func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sig 
 	}
 	if p := m.Static.Evidence[assemble.RoleMetadata]; p != "" {
 		if b, ok := files[p]; ok {
-			var meta struct {
-				Name    string `json:"name"`
-				Version string `json:"version"`
-			}
-			if err := json.Unmarshal(b, &meta); err == nil {
-				if meta.Name != sub.Name {
-					bad("subject.name", "DSHIO/T 10 7.2", "%q, the metadata %s names %q", sub.Name, p, meta.Name)
+			name, version, err := metadataNames(b)
+			switch {
+			case err == nil:
+				if name != sub.Name {
+					bad("subject.name", "DSHIO/T 10 7.2", "%q, the metadata %s names %q", sub.Name, p, name)
 				}
-				if meta.Version != sub.Version {
-					bad("subject.version", "DSHIO/T 10 7.2", "%q, the metadata %s says %q", sub.Version, p, meta.Version)
+				if version != sub.Version {
+					bad("subject.version", "DSHIO/T 10 7.2", "%q, the metadata %s says %q", sub.Version, p, version)
 				}
+			case !d.Static.Unresolvable || installed(d):
+				// T0 read the document (or T1 installed the package, which
+				// needs it read), so it names a package: it must name this
+				// one. Only a package no stage could read may be this broken.
+				bad("subject", "DSHIO/T 10 7.2", "the metadata %s does not name the subject: %v", p, err)
 			}
 		}
 	} else if m.Dynamic {
@@ -74,4 +82,53 @@ func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sig 
 			bad("tool", `SPEC.md "Signature"`, "the signed predicate names the tool %s %s, the manifest %s %s", p.Tool.Name, p.Tool.Version, m.Tool.Name, m.Tool.Version)
 		}
 	}
+}
+
+// metadataNames reads the package metadata's name and version as T0 reads
+// the document (SPEC.md "What the verifier cross-checks", class 6): one
+// JSON object, members matched by exact name, the last of a repeated
+// member; each of the two must be present and a JSON string.
+func metadataNames(b []byte) (name, version string, err error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var obj map[string]json.RawMessage
+	if err := dec.Decode(&obj); err != nil {
+		return "", "", fmt.Errorf("not one JSON object: %w", err)
+	}
+	if obj == nil {
+		return "", "", errors.New("not one JSON object: null")
+	}
+	if dec.More() {
+		return "", "", errors.New("data after the JSON object")
+	}
+	str := func(key string) (string, error) {
+		raw, ok := obj[key]
+		if !ok {
+			return "", fmt.Errorf("no %s member", key)
+		}
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return "", fmt.Errorf("%s is not a JSON string", key)
+		}
+		return v, nil
+	}
+	if name, err = str("name"); err != nil {
+		return "", "", err
+	}
+	if version, err = str("version"); err != nil {
+		return "", "", err
+	}
+	return name, version, nil
+}
+
+// installed reports whether T1 passed in any repetition of the
+// re-derivation.
+func installed(d assemble.Derived) bool {
+	for _, r := range d.Repetitions {
+		for _, st := range r.Stages {
+			if st.Stage == rules.T1 && st.Status == rules.StagePassed {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -19,7 +19,7 @@ func checkWriterFacts(rep *Report, m *bundle.Manifest, files map[string][]byte, 
 	checkConditions(rep, m, l, fp, cond)
 	checkSequence(rep, m, d, untrusted)
 	checkTimes(rep, m)
-	checkSubject(rep, m, files, sig)
+	checkSubject(rep, m, files, sig, d)
 	listUnverified(rep, m, l.unmatched())
 }
 

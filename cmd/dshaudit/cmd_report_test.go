@@ -23,7 +23,7 @@ func TestReportExitCodes(t *testing.T) {
 		{"boot_failed", []string{"report", vecDir + "boot_failed.dshaudit.tar.zst", "--key", vecKey, "-o", filepath.Join(dir, "bf.html")}, 0, "verified, boot_failed", "bf.html"},
 		{"tampered still written", []string{"report", vecDir + "edited_stdout.dshaudit.tar.zst", "--key", vecKey, "-o", filepath.Join(dir, "t.html")}, 1, "tampered, no verified verdict", "t.html"},
 		{"to stdout", []string{"report", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey}, 0, "<!DOCTYPE html>", ""},
-		{"claim backed", []string{"report", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/backed-readme.md"}, 0, "<strong>claim backed</strong>", ""},
+		{"claim backed", []string{"report", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/backed-readme.md", "--package", "hello-dsh-plugin@1.0.0"}, 0, "<strong>claim backed</strong>", ""},
 		{"claim contradicts", []string{"report", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/wrong-date.md"}, 1, "<strong>claim contradicts bundle</strong>", ""},
 		{"site", []string{"report", vecDir, "--key", vecKey, "-o", filepath.Join(dir, "site")}, 1, "not verified", "site/index.html"},
 		{"no policy", []string{"report", vecDir + "pass.dshaudit.tar.zst"}, 2, "", ""},

@@ -61,7 +61,10 @@ certification (a deviated or unstable result never is).
 With --claim, every declaration of conformity in FILE (a README, any text,
 or a package tarball whose README is read) is parsed and checked against the
 verified bundle (DSHIO/T 10 8.1–8.3, 7.2, 7.5): result claim backed / claim
-not backed / claim contradicts bundle, each finding naming its line.
+not backed / claim contradicts bundle, each finding naming its line. A
+claim is for one package version, named by its Package: line (the
+declaration run prints has one), by --package, or by the tarball's
+package.json; a declaration that names none is not backed.
 
 Given several bundles or a directory, every *.dshaudit.tar.zst under the
 paths is verified in parallel and a summary is printed: counts by verdict

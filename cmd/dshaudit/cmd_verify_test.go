@@ -40,7 +40,10 @@ func TestVerifyExitCodes(t *testing.T) {
 		{"two policies", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--trusted-root", vecKey}, 2, ""},
 		{"not a bundle", []string{"verify", notBundle, "--key", vecKey}, 2, ""},
 		{"missing file", []string{"verify", "/nonexistent.tar.zst", "--key", vecKey}, 2, ""},
-		{"claim backed", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/backed-readme.md"}, 0, "CLAIM: claim backed"},
+		{"claim backed", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/backed-readme.md", "--package", "hello-dsh-plugin@1.0.0"}, 0, "CLAIM: claim backed"},
+		// The README follows DSHIO/T 10 8.1 and names no package: a bundle
+		// backs one package version's claim, so it is not backed unnamed.
+		{"claim names no package", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/backed-readme.md"}, 1, "CLAIM: claim not backed"},
 		{"claim contradicts", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/wrong-date.md"}, 1, "CLAIM: claim contradicts bundle"},
 		{"many with failures", []string{"verify", vecDir, "--key", vecKey}, 1, "verified"},
 		{"unknown flag", []string{"verify", "--bogus"}, 2, ""},

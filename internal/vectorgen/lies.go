@@ -162,6 +162,13 @@ func lies() []lie {
 			edit: func(c *lieCtx) {
 				c.m.Conditions.Fixed = append(c.m.Conditions.Fixed, bundle.Condition{Name: assemble.CondMemory, Value: "2g"})
 			}},
+		{name: "argv_one_argument", class: verify.ClassConditionMismatch, field: "repetitions[1].T4.argv", verdict: "pass", honest: true,
+			desc: "T4 ran as dsh with the one argument \"--profile web --no-open\", which joined with spaces reads as the deviated command",
+			edit: func(c *lieCtx) {
+				for r := 1; r <= 2; r++ {
+					c.stage(r, rules.T4).Argv = []string{"dsh", "--profile web --no-open"}
+				}
+			}},
 
 		// 3. Sequence shape.
 		{name: "stage_after_failure", class: verify.ClassSequenceShape, field: "repetitions[1].T2.exit_code", verdict: "install_failed", base: "install_failed",
@@ -299,6 +306,19 @@ func lies() []lie {
 			edit: func(c *lieCtx) {
 				c.replaceIn(c.m.Static.Evidence["metadata"], `"version": "1.0.0"`, `"version": "1.0.1"`)
 			}},
+		{name: "metadata_version_number", class: verify.ClassSubjectMismatch, field: "subject", verdict: "pass", honest: true,
+			desc: "static/package.json names another package with the version a number, which a reading into strings would skip",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.m.Static.Evidence["metadata"], `"name": "hello-dsh-plugin"`, `"name": "other-plugin"`)
+				c.replaceIn(c.m.Static.Evidence["metadata"], `"version": "1.0.0"`, `"version": 666`)
+			}},
+		{name: "metadata_trailing_data", class: verify.ClassSubjectMismatch, field: "subject", verdict: "pass", honest: true,
+			desc: "static/package.json names another package and ends in a stray byte, so T0 is unresolvable beside a T1 that installed the package",
+			edit: func(c *lieCtx) {
+				p := c.m.Static.Evidence["metadata"]
+				c.replaceIn(p, `"name": "hello-dsh-plugin"`, `"name": "other-plugin"`)
+				c.files[p] = append(c.files[p], 'x')
+			}},
 		{name: "subject_version_tag", class: verify.ClassSubjectMismatch, field: "subject.version", also: []verify.Class{V}, verdict: "install_failed",
 			desc: "the subject version is the tag latest",
 			edit: func(c *lieCtx) { c.m.Subject.Version = "latest" }},
@@ -355,6 +375,12 @@ func lies() []lie {
 		{name: "environment_file_disagrees", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass",
 			desc: "the node version output says v22.0.0, the fingerprint node=24.11.1",
 			edit: func(c *lieCtx) { c.files[c.m.Environment.Evidence["node_version"]] = []byte("v22.0.0\n") }},
+		{name: "node_version_lie", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "boot_failed", base: "boot_failed", honest: true,
+			desc: "fingerprint and environment file say node 22.0.0; T4's uncaught exception ends with Node.js v24.11.1",
+			edit: func(c *lieCtx) {
+				c.fingerprint("node", "22.0.0")
+				c.files[c.m.Environment.Evidence["node_version"]] = []byte("v22.0.0\n")
+			}},
 		{name: "environment_output_missing", class: verify.ClassFingerprintInvalid, field: "environment.evidence.dsh_version", verdict: "pass",
 			desc: "no dsh --version output backs the fingerprint",
 			edit: func(c *lieCtx) {
