@@ -302,6 +302,22 @@ func lies() []lie {
 		{name: "subject_version_tag", class: verify.ClassSubjectMismatch, field: "subject.version", also: []verify.Class{V}, verdict: "install_failed",
 			desc: "the subject version is the tag latest",
 			edit: func(c *lieCtx) { c.m.Subject.Version = "latest" }},
+		{name: "registry_but_tarball_installed", class: verify.ClassSubjectMismatch, field: "repetitions[1].T1.evidence.profile_package_json", verdict: "pass", honest: true,
+			desc: "the subject says the registry's hello-dsh-plugin@1.0.0 was installed (spec, argv, condition, deviation agree); the profile package.json shows file:/pkgs/hello-dsh-plugin-1.0.0.tgz",
+			edit: func(c *lieCtx) { c.registrySubject() }},
+		{name: "registry_dependency_other_version", class: verify.ClassSubjectMismatch, field: "repetitions[1].T1.evidence.profile_package_json", verdict: "pass", honest: true,
+			desc: "a registry subject hello-dsh-plugin@1.0.0 whose profile package.json depends on ^2.0.0, a range 1.0.0 does not satisfy",
+			edit: func(c *lieCtx) {
+				c.registrySubject()
+				for r := 1; r <= 2; r++ {
+					c.replaceIn(c.stage(r, rules.T1).Evidence["profile_package_json"], `"file:/pkgs/hello-dsh-plugin-1.0.0.tgz"`, `"^2.0.0"`)
+				}
+			}},
+		{name: "local_dependency_other_tarball", class: verify.ClassSubjectMismatch, field: "repetitions[2].T1.evidence.profile_package_json", verdict: "pass", honest: true,
+			desc: "repetition 2's profile package.json depends on file:/pkgs/hello-dsh-plugin-0.9.0.tgz, not the subject's tarball",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.stage(2, rules.T1).Evidence["profile_package_json"], "hello-dsh-plugin-1.0.0.tgz", "hello-dsh-plugin-0.9.0.tgz")
+			}},
 		{name: "duplicate_clause_result", class: V, field: "static.report.clauses[16]", verdict: "pass",
 			desc: "T0 clause 5.1.1 reported twice",
 			edit: func(c *lieCtx) {
