@@ -141,10 +141,10 @@ func registrySpecFor(v, version string) bool {
 	return err == nil && c.Check(ver)
 }
 
-// clipText shortens untrusted text for a message: its first 120 bytes,
+// clipText shortens untrusted text for a message: its first 200 bytes,
 // cut at a character boundary, and "…".
 func clipText(s string) string {
-	const max = 120
+	const max = 200
 	if len(s) <= max {
 		return s
 	}

@@ -41,9 +41,9 @@ func TestClipText(t *testing.T) {
 	if got := clipText("short"); got != "short" {
 		t.Errorf("clipText(short) = %q", got)
 	}
-	long := strings.Repeat("é", 100) // 200 bytes
+	long := strings.Repeat("é", 150) // 300 bytes
 	got := clipText(long)
-	if !strings.HasSuffix(got, "…") || len(got) > 120+len("…") || !strings.HasPrefix(long, strings.TrimSuffix(got, "…")) {
+	if !strings.HasSuffix(got, "…") || len(got) > 200+len("…") || !strings.HasPrefix(long, strings.TrimSuffix(got, "…")) {
 		t.Errorf("clipText(long) = %q", got)
 	}
 }

@@ -162,6 +162,37 @@ func lies() []lie {
 			edit: func(c *lieCtx) {
 				c.m.Conditions.Fixed = append(c.m.Conditions.Fixed, bundle.Condition{Name: assemble.CondMemory, Value: "2g"})
 			}},
+		{name: "static_only_sandbox_conditions", class: verify.ClassConditionMismatch, field: "image", verdict: "", base: "static_only", honest: true,
+			desc: "a static-only bundle records the baseline dsh, an official image, a memory limit, a 1 s window and a 1 ms T1 limit: conditions of a sandbox that never ran",
+			edit: func(c *lieCtx) {
+				ref := "registry.example/dsh-sandbox:official@sha256:" + strings.Repeat("a", 64)
+				c.m.Conditions.Fixed = append(c.m.Conditions.Fixed,
+					bundle.Condition{Name: assemble.CondDSHVersion, Value: "0.2.2-rc.1"},
+					bundle.Condition{Name: assemble.CondImage, Value: ref},
+					bundle.Condition{Name: assemble.CondMemory, Value: "768m"})
+				c.m.Image = bundle.Image{Name: "registry.example/dsh-sandbox:official", Digest: "sha256:" + strings.Repeat("a", 64)}
+				c.m.Settings.ObservationWindowMS = 1000
+				c.m.Settings.TimeoutsMS = map[string]int64{"T1": 1}
+			}},
+		{name: "static_only_fingerprint", class: verify.ClassConditionMismatch, field: "fingerprint", verdict: "", base: "static_only", honest: true,
+			desc: "a static-only bundle carries a fingerprint and the version outputs behind it, which its declaration then prints",
+			edit: func(c *lieCtx) {
+				c.m.Fingerprint = "dsh=0.2.2-rc.1;img=" + imageName + "@" + imageDigest + ";node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1"
+				c.m.Image = bundle.Image{Name: imageName, Digest: imageDigest}
+				if c.m.Environment.Evidence == nil {
+					c.m.Environment.Evidence = map[string]string{}
+				}
+				for role, out := range map[string]string{assemble.RoleDSHVersion: "0.2.2-rc.1\n", assemble.RoleNodeVersion: "v24.11.1\n", assemble.RolePNPMVersion: "9.15.9\n"} {
+					p := assemble.EnvironmentPath(role)
+					c.files[p] = []byte(out)
+					c.m.Environment.Evidence[role] = p
+				}
+			}},
+		{name: "static_only_deviation", class: verify.ClassConditionMismatch, field: "deviations[0]", verdict: "", base: "static_only", honest: true,
+			desc: "a static-only bundle records a T4 command deviation although no T4 ran",
+			edit: func(c *lieCtx) {
+				c.m.Deviations = append(c.m.Deviations, bundle.Deviation{What: assemble.DeviationCommand(rules.T4), Standard: "dsh --profile web", ChangedTo: "dsh --profile web --no-open", Why: "stated"})
+			}},
 
 		// 3. Sequence shape.
 		{name: "stage_after_failure", class: verify.ClassSequenceShape, field: "repetitions[1].T2.exit_code", verdict: "install_failed", base: "install_failed",
