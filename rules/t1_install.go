@@ -82,91 +82,147 @@ func profileDependencyReason(sub Subject, pkg []byte) string {
 	if len(pkg) == 0 {
 		return "no profile package.json was recorded after T1"
 	}
-	found, err := profileDependsOn(pkg, sub.Name)
+	dep, err := ReadProfileDependency(pkg, sub.Name)
 	if err != nil {
 		return fmt.Sprintf("profile package.json is not a JSON object with a dependencies object: %v", err)
 	}
-	if !found {
+	if !dep.Found {
 		return fmt.Sprintf("profile package.json dependencies does not contain %q", sub.Name)
 	}
 	return ""
 }
 
-// profileDependsOn reports whether the JSON object doc has, under a member
-// named exactly "dependencies" whose value is an object, a member named
-// name. A null document or null dependencies list nothing. The document
-// must be one JSON value.
-func profileDependsOn(doc []byte, name string) (bool, error) {
+// ProfileDependency is what a profile package.json's dependencies say
+// of one package name: whether they name it, and with what value.
+// The T1 rule reads only Found; the verifier cross-checks the value
+// against the subject (SPEC.md "What the verifier cross-checks", class
+// 6).
+type ProfileDependency struct {
+	// Found: a "dependencies" object has a member of the name.
+	Found bool
+	// Value is the first such member's value when it is a string.
+	Value string
+	// NotString is "" when that value is a string, else its kind ("an
+	// object", "a number", "null", ...).
+	NotString string
+	// Differs: a later member of the name (a repeated key, or another
+	// "dependencies" object) has another value than the first.
+	Differs bool
+}
+
+// ReadProfileDependency reads, as a stream of tokens, what the JSON
+// object doc says of name under its members named exactly
+// "dependencies" whose values are objects. A null document or null
+// dependencies list nothing. The document must be one JSON value. Only
+// the first value of name is kept, so memory does not grow with the
+// number of members, whatever the document holds.
+func ReadProfileDependency(doc []byte, name string) (ProfileDependency, error) {
+	var dep ProfileDependency
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	tok, err := dec.Token()
 	if err != nil {
-		return false, err
+		return dep, err
 	}
-	found := false
+	var firstRaw json.RawMessage // the first value, when it is not a string
 	switch tok {
 	case nil: // null
 	case json.Delim('{'):
 		for dec.More() {
 			key, err := dec.Token()
 			if err != nil {
-				return false, err
+				return dep, err
 			}
 			if key != "dependencies" {
 				var skip json.RawMessage
 				if err := dec.Decode(&skip); err != nil {
-					return false, err
+					return dep, err
 				}
 				continue
 			}
-			in, err := objectHasKey(dec, name)
-			if err != nil {
-				return false, err
+			if err := readDependencies(dec, name, &dep, &firstRaw); err != nil {
+				return dep, err
 			}
-			found = found || in
 		}
 		if _, err := dec.Token(); err != nil { // the closing brace
-			return false, err
+			return dep, err
 		}
 	default:
-		return false, fmt.Errorf("the document is %s, not an object", jsonKind(tok))
+		return dep, fmt.Errorf("the document is %s, not an object", jsonKind(tok))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		if err == nil {
 			err = errors.New("more than one JSON value")
 		}
-		return false, err
+		return dep, err
 	}
-	return found, nil
+	return dep, nil
 }
 
-// objectHasKey reads the next value, which must be an object or null, and
-// reports whether it has a member named key.
-func objectHasKey(dec *json.Decoder, key string) (bool, error) {
+// readDependencies reads the next value, which must be an object or
+// null, and records in dep the values of its members named key: the
+// first one, and whether a later one differs from it.
+func readDependencies(dec *json.Decoder, key string, dep *ProfileDependency, firstRaw *json.RawMessage) error {
 	tok, err := dec.Token()
 	if err != nil {
-		return false, err
+		return err
 	}
 	switch tok {
 	case nil:
-		return false, nil
+		return nil
 	case json.Delim('{'):
 	default:
-		return false, fmt.Errorf("dependencies is %s, not an object", jsonKind(tok))
+		return fmt.Errorf("dependencies is %s, not an object", jsonKind(tok))
 	}
-	found := false
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
-			return false, err
+			return err
 		}
-		found = found || k == key
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return false, err
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		if k != key {
+			continue
+		}
+		var s string
+		isString := len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil
+		switch {
+		case !dep.Found:
+			dep.Found = true
+			if isString {
+				dep.Value = s
+			} else {
+				dep.NotString = rawKind(raw)
+				*firstRaw = raw
+			}
+		case isString:
+			dep.Differs = dep.Differs || dep.NotString != "" || s != dep.Value
+		default:
+			dep.Differs = dep.Differs || dep.NotString == "" || !bytes.Equal(raw, *firstRaw)
 		}
 	}
 	_, err = dec.Token() // the closing brace
-	return found, err
+	return err
+}
+
+// rawKind names the kind of a JSON value.
+func rawKind(raw json.RawMessage) string {
+	switch {
+	case len(raw) == 0:
+		return "nothing"
+	case raw[0] == '{':
+		return "an object"
+	case raw[0] == '[':
+		return "an array"
+	case raw[0] == '"':
+		return "a string"
+	case raw[0] == 't' || raw[0] == 'f':
+		return "a boolean"
+	case raw[0] == 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 // jsonKind names the kind of value a JSON token starts.

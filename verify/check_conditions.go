@@ -52,6 +52,7 @@ func checkConditions(rep *Report, m *bundle.Manifest, l *deviationLedger, fp *ru
 		l.expect(ClassConditionMismatch, "fingerprint dsh", assemble.DeviationDSHVersion, m.Baseline, fp.DSH, "DSHIO/T 21 5.1.1")
 	}
 	if !m.Dynamic {
+		checkStaticOnly(rep, m, l)
 		return
 	}
 	field := func(name string) string { return "conditions.fixed " + name }
@@ -129,6 +130,70 @@ func checkConditions(rep *Report, m *bundle.Manifest, l *deviationLedger, fp *ru
 // notOneWord reports whether an argument is empty or holds white space.
 func notOneWord(arg string) bool {
 	return arg == "" || strings.IndexFunc(arg, unicode.IsSpace) >= 0
+}
+
+// checkStaticOnly holds a static-only bundle (`dynamic` false) to
+// recording no sandbox (SPEC.md "What the verifier cross-checks", class
+// 2): T0 runs no container, so a fingerprint, an image, version outputs,
+// a window or stage time limits, a fixed condition of a name the
+// verifier cross-checks (crossChecked; but the baseline, which T0 uses)
+// and a
+// deviation of a name SPEC.md "Deviation names" gives (but the baseline
+// version) would be facts of a run that did not happen, which nothing
+// could cross-check and a reader would take as tested. The baseline
+// condition equals `baseline`; checkSequence checks the repeat count.
+func checkStaticOnly(rep *Report, m *bundle.Manifest, l *deviationLedger) {
+	bad := func(field, format string, args ...any) {
+		rep.addf(ClassConditionMismatch, field, `SPEC.md "What the verifier cross-checks"`, format, args...)
+	}
+	if m.Fingerprint != "" {
+		bad("fingerprint", "%q, but a static-only bundle ran no sandbox: it has no environment to fingerprint", clipText(m.Fingerprint))
+	}
+	if m.Image.Name != "" || m.Image.Digest != "" {
+		bad("image", "%q, but a static-only bundle ran no container", clipText(m.Image.Name+"@"+m.Image.Digest))
+	}
+	if n := len(m.Environment.Evidence); n > 0 {
+		bad("environment.evidence", "%d version output(s), but a static-only bundle ran no container to ask", n)
+	}
+	if v := m.Settings.ObservationWindowMS; v != 0 {
+		bad("settings.observation_window_ms", "%d, but a static-only bundle ran no T4 to observe", v)
+	}
+	if n := len(m.Settings.TimeoutsMS); n > 0 {
+		bad("settings.timeouts_ms", "%d stage time limit(s), but a static-only bundle ran none of T1–T4", n)
+	}
+	for i, c := range m.Conditions.Fixed {
+		switch {
+		case c.Name == assemble.CondBaseline:
+			if !sameValue(c.Value, m.Baseline) {
+				bad(fmt.Sprintf("conditions.fixed[%d]", i), "%s is %q, but baseline is %q", c.Name, clipText(c.Value), clipText(m.Baseline))
+			}
+		case crossChecked(c.Name):
+			bad(fmt.Sprintf("conditions.fixed[%d]", i), "%s is %q, but a static-only bundle ran no sandbox with conditions", c.Name, clipText(c.Value))
+		}
+	}
+	for i, d := range m.Deviations {
+		if d.What != assemble.DeviationBaseline && sandboxDeviation(d.What) {
+			l.matched[i] = true
+			bad(fmt.Sprintf("deviations[%d]", i), "a %q deviation, but a static-only bundle ran no sandbox to deviate from", d.What)
+		}
+	}
+}
+
+// sandboxDeviation reports whether what names a deviation of SPEC.md
+// "Deviation names" other than the baseline version: one from a
+// condition of the sandbox.
+func sandboxDeviation(what string) bool {
+	switch what {
+	case assemble.DeviationDSHVersion, assemble.DeviationObservationWindow, assemble.DeviationRepeatCount, assemble.DeviationNetwork,
+		assemble.DeviationMemory, assemble.DeviationCPU, assemble.DeviationPids, assemble.DeviationUlimits:
+		return true
+	}
+	for _, s := range rules.DynamicStages {
+		if what == assemble.DeviationCommand(s) || what == assemble.DeviationTimeout(s) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstWord(s string) string {

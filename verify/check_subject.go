@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -50,6 +51,7 @@ func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sig 
 			bad("subject.source", "DSHIO/T 21 5.1.8", "%q: T1 installs only a registry package or a local one, so the spec cannot be checked", sub.Source)
 		}
 	}
+	checkInstalledSpec(rep, m, files)
 	if p := m.Static.Evidence[assemble.RoleMetadata]; p != "" {
 		if b, ok := files[p]; ok {
 			name, version, err := metadataNames(b)
@@ -131,4 +133,80 @@ func installed(d assemble.Derived) bool {
 		}
 	}
 	return false
+}
+
+// checkInstalledSpec cross-checks what T1 installed with the subject
+// (SPEC.md "What the verifier cross-checks", class 6): the value the
+// profile package.json recorded after each T1 gives the subject's name
+// is what an honest install of subject.spec writes — `file:` and the
+// spec for a local package, a version or range the subject's version
+// satisfies for a registry one. The T1 rule reads only that the name is
+// there (SPEC.md "T1 install"); a registry subject whose profile shows a
+// tarball installed tested another package than the one named.
+func checkInstalledSpec(rep *Report, m *bundle.Manifest, files map[string][]byte) {
+	sub := m.Subject
+	local := sub.Source == "local-tarball" || sub.Source == "local-dir"
+	if !local && sub.Source != "registry" {
+		return // the source itself is a finding of checkSubject
+	}
+	for i, rp := range m.Repetitions {
+		for _, st := range rp.Stages {
+			if st.Stage != string(rules.T1) || st.ExitCode == nil {
+				continue
+			}
+			b, ok := files[st.Evidence[assemble.RoleProfilePackageJSON]]
+			if !ok || len(b) == 0 {
+				continue // the T1 rule or the layout reports it
+			}
+			dep, err := rules.ReadProfileDependency(b, sub.Name)
+			if err != nil || !dep.Found {
+				continue // T1 fails: the derivation reports it
+			}
+			field := repField(i+1, st.Stage, "evidence", assemble.RoleProfilePackageJSON)
+			bad := func(format string, args ...any) {
+				rep.addf(ClassSubjectMismatch, field, "DSHIO/T 20 6.4", format, args...)
+			}
+			switch {
+			case dep.Differs:
+				bad("dependencies names %s more than once with different values: which package was installed cannot be told", sub.Name)
+			case dep.NotString != "":
+				bad("dependencies gives %s %s, not a package specifier", sub.Name, dep.NotString)
+			case local && dep.Value != "file:"+sub.Spec:
+				bad("dependencies gives %s %q, but a %s subject installed from %q is written as %q", sub.Name, clipText(dep.Value), sub.Source, sub.Spec, "file:"+sub.Spec)
+			case !local && !registrySpecFor(dep.Value, sub.Version):
+				bad("dependencies gives %s %q, but a registry subject installed as %q is written as a version or range that %s satisfies", sub.Name, clipText(dep.Value), sub.Spec, sub.Version)
+			}
+		}
+	}
+}
+
+// registrySpecFor reports whether v, a value pnpm wrote under
+// dependencies, is a semver version or range that version satisfies:
+// what `pnpm add name@version` writes ("1.0.0", or with the save prefix
+// "^1.0.0"). A file:, link:, workspace:, git, URL or npm: alias value,
+// or a tag, installed something else than the registry's name@version.
+func registrySpecFor(v, version string) bool {
+	if v == "" || len(v) > 256 || strings.ContainsAny(v, ":/") {
+		return false
+	}
+	c, err := semver.NewConstraint(v)
+	if err != nil {
+		return false
+	}
+	ver, err := semver.StrictNewVersion(version)
+	return err == nil && c.Check(ver)
+}
+
+// clipText shortens untrusted text for a message: its first 200 bytes,
+// cut at a character boundary, and "…".
+func clipText(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

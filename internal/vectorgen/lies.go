@@ -169,6 +169,37 @@ func lies() []lie {
 					c.stage(r, rules.T4).Argv = []string{"dsh", "--profile web --no-open"}
 				}
 			}},
+		{name: "static_only_sandbox_conditions", class: verify.ClassConditionMismatch, field: "image", verdict: "", base: "static_only", honest: true,
+			desc: "a static-only bundle records the baseline dsh, an official image, a memory limit, a 1 s window and a 1 ms T1 limit: conditions of a sandbox that never ran",
+			edit: func(c *lieCtx) {
+				ref := "registry.example/dsh-sandbox:official@sha256:" + strings.Repeat("a", 64)
+				c.m.Conditions.Fixed = append(c.m.Conditions.Fixed,
+					bundle.Condition{Name: assemble.CondDSHVersion, Value: "0.2.2-rc.1"},
+					bundle.Condition{Name: assemble.CondImage, Value: ref},
+					bundle.Condition{Name: assemble.CondMemory, Value: "768m"})
+				c.m.Image = bundle.Image{Name: "registry.example/dsh-sandbox:official", Digest: "sha256:" + strings.Repeat("a", 64)}
+				c.m.Settings.ObservationWindowMS = 1000
+				c.m.Settings.TimeoutsMS = map[string]int64{"T1": 1}
+			}},
+		{name: "static_only_fingerprint", class: verify.ClassConditionMismatch, field: "fingerprint", verdict: "", base: "static_only", honest: true,
+			desc: "a static-only bundle carries a fingerprint and the version outputs behind it, which its declaration then prints",
+			edit: func(c *lieCtx) {
+				c.m.Fingerprint = "dsh=0.2.2-rc.1;img=" + imageName + "@" + imageDigest + ";node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1"
+				c.m.Image = bundle.Image{Name: imageName, Digest: imageDigest}
+				if c.m.Environment.Evidence == nil {
+					c.m.Environment.Evidence = map[string]string{}
+				}
+				for role, out := range map[string]string{assemble.RoleDSHVersion: "0.2.2-rc.1\n", assemble.RoleNodeVersion: "v24.11.1\n", assemble.RolePNPMVersion: "9.15.9\n"} {
+					p := assemble.EnvironmentPath(role)
+					c.files[p] = []byte(out)
+					c.m.Environment.Evidence[role] = p
+				}
+			}},
+		{name: "static_only_deviation", class: verify.ClassConditionMismatch, field: "deviations[0]", verdict: "", base: "static_only", honest: true,
+			desc: "a static-only bundle records a T4 command deviation although no T4 ran",
+			edit: func(c *lieCtx) {
+				c.m.Deviations = append(c.m.Deviations, bundle.Deviation{What: assemble.DeviationCommand(rules.T4), Standard: "dsh --profile web", ChangedTo: "dsh --profile web --no-open", Why: "stated"})
+			}},
 
 		// 3. Sequence shape.
 		{name: "stage_after_failure", class: verify.ClassSequenceShape, field: "repetitions[1].T2.exit_code", verdict: "install_failed", base: "install_failed",
@@ -322,6 +353,22 @@ func lies() []lie {
 		{name: "subject_version_tag", class: verify.ClassSubjectMismatch, field: "subject.version", also: []verify.Class{V}, verdict: "install_failed",
 			desc: "the subject version is the tag latest",
 			edit: func(c *lieCtx) { c.m.Subject.Version = "latest" }},
+		{name: "registry_but_tarball_installed", class: verify.ClassSubjectMismatch, field: "repetitions[1].T1.evidence.profile_package_json", verdict: "pass", honest: true,
+			desc: "the subject says the registry's hello-dsh-plugin@1.0.0 was installed (spec, argv, condition, deviation agree); the profile package.json shows file:/pkgs/hello-dsh-plugin-1.0.0.tgz",
+			edit: func(c *lieCtx) { c.registrySubject() }},
+		{name: "registry_dependency_other_version", class: verify.ClassSubjectMismatch, field: "repetitions[1].T1.evidence.profile_package_json", verdict: "pass", honest: true,
+			desc: "a registry subject hello-dsh-plugin@1.0.0 whose profile package.json depends on ^2.0.0, a range 1.0.0 does not satisfy",
+			edit: func(c *lieCtx) {
+				c.registrySubject()
+				for r := 1; r <= 2; r++ {
+					c.replaceIn(c.stage(r, rules.T1).Evidence["profile_package_json"], `"file:/pkgs/hello-dsh-plugin-1.0.0.tgz"`, `"^2.0.0"`)
+				}
+			}},
+		{name: "local_dependency_other_tarball", class: verify.ClassSubjectMismatch, field: "repetitions[2].T1.evidence.profile_package_json", verdict: "pass", honest: true,
+			desc: "repetition 2's profile package.json depends on file:/pkgs/hello-dsh-plugin-0.9.0.tgz, not the subject's tarball",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.stage(2, rules.T1).Evidence["profile_package_json"], "hello-dsh-plugin-1.0.0.tgz", "hello-dsh-plugin-0.9.0.tgz")
+			}},
 		{name: "duplicate_clause_result", class: V, field: "static.report.clauses[16]", verdict: "pass",
 			desc: "T0 clause 5.1.1 reported twice",
 			edit: func(c *lieCtx) {

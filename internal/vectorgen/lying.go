@@ -93,6 +93,30 @@ func (c *lieCtx) fingerprint(key, value string) {
 	c.m.Fingerprint = strings.Join(parts, ";")
 }
 
+// registrySubject restates the local subject as the registry's
+// name@version everywhere the spec appears (subject, T1 argv, the T1
+// command condition and deviation), leaving the evidence as it is.
+func (c *lieCtx) registrySubject() {
+	old := c.m.Subject.Spec
+	spec := c.m.Subject.Name + "@" + c.m.Subject.Version
+	c.m.Subject.Source, c.m.Subject.Spec = "registry", spec
+	for r := range c.m.Repetitions {
+		st := c.stage(r+1, rules.T1)
+		for i, a := range st.Argv {
+			if a == old {
+				st.Argv[i] = spec
+			}
+		}
+	}
+	f := c.fixed(assemble.CondCommand(rules.T1))
+	f.Value = strings.ReplaceAll(f.Value, old, spec)
+	for i := range c.m.Deviations {
+		d := &c.m.Deviations[i]
+		d.Standard = strings.ReplaceAll(d.Standard, old, spec)
+		d.ChangedTo = strings.ReplaceAll(d.ChangedTo, old, spec)
+	}
+}
+
 func (c *lieCtx) removeFile(path string) { delete(c.files, path) }
 
 // lieBase deep-copies a valid vector's contents.

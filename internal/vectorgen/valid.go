@@ -129,6 +129,7 @@ func (g *gen) valid() error {
 	if err != nil {
 		return fmt.Errorf("static_only: %w", err)
 	}
+	g.bases["static_only"] = c
 	return g.emit("static_only", "valid: T0 only (dshaudit static scope), no T1–T4", c, "verified", nil, "")
 }
 
@@ -187,7 +188,7 @@ func (g *gen) buildStaticOnly(c capture) (*contents, error) {
 	in.Fingerprint, in.Image, in.Versions = "", bundle.Image{}, nil
 	in.Conditions.Fixed = nil
 	in.Deviations = nil
-	in.Settings.Repeat = 0
+	in.Settings = bundle.Settings{} // no sandbox: no window, no stage limits, no repetition
 	in.FinishedAt = start.Add(2 * time.Second)
 	return g.finish(in, g.signer)
 }
