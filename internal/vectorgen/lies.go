@@ -157,6 +157,14 @@ func lies() []lie {
 		{name: "window_condition_vs_settings", class: verify.ClassConditionMismatch, field: "conditions.fixed " + assemble.CondWindow, verdict: "pass", honest: true,
 			desc: "the window condition says 15s, the settings 12 s",
 			edit: func(c *lieCtx) { c.fixed(assemble.CondWindow).Value = "15s" }},
+		{name: "entry_schema_unexplained", class: verify.ClassConditionMismatch, field: "static.evidence.schema", verdict: "pass", honest: true,
+			desc: "the patch entry says group: \"yes\" (EntryOptions allows boolean or null); a permissive static/entry-schema.json, which takes precedence, makes clause 5.1.6 conforming, though dsh 0.1.0-rc.8 prints no entry schema",
+			edit: func(c *lieCtx) {
+				c.badEntryGroup()
+				p := assemble.StaticPath(assemble.RoleSchema)
+				c.files[p] = []byte(`{"properties": {}}`)
+				c.m.Static.Evidence[assemble.RoleSchema] = p
+			}},
 		{name: "duplicate_fixed_condition", class: verify.ClassConditionMismatch, field: "conditions.fixed[21]", verdict: "pass", honest: true,
 			desc: "the memory limit condition recorded twice with two values",
 			edit: func(c *lieCtx) {
@@ -386,6 +394,19 @@ func lies() []lie {
 				st := c.stage(1, rules.T2)
 				c.removeFile(st.Evidence["merged"])
 				delete(st.Evidence, "merged")
+			}},
+		{name: "entry_declaration_dropped", class: verify.ClassEvidenceMissing, field: "static.evidence.entry_declaration", verdict: "pass", honest: true,
+			desc: "the patch entry says group: \"yes\" (EntryOptions allows boolean or null) and the entry declaration is left out, so clause 5.1.6 is not checkable and a declaration of conformity is issued",
+			edit: func(c *lieCtx) {
+				c.badEntryGroup()
+				c.removeFile(c.m.Static.Evidence[assemble.RoleEntryDeclaration])
+				delete(c.m.Static.Evidence, assemble.RoleEntryDeclaration)
+			}},
+		{name: "entry_declaration_unreadable", class: verify.ClassEvidenceMissing, field: "static.evidence.entry_declaration", verdict: "pass", honest: true,
+			desc: "the patch entry says group: \"yes\" and the recorded entry declaration has no EntryOptions interface, so clause 5.1.6 is not checkable",
+			edit: func(c *lieCtx) {
+				c.badEntryGroup()
+				c.files[c.m.Static.Evidence[assemble.RoleEntryDeclaration]] = []byte("export interface Options {\n    group?: any;\n}\n")
 			}},
 		{name: "profile_package_json_missing", class: verify.ClassEvidenceMissing, field: "repetitions[2].T1.evidence.profile_package_json", verdict: "",
 			desc: "repetition 2's T1 has no profile package.json",
