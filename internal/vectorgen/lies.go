@@ -318,6 +318,24 @@ func lies() []lie {
 		{name: "clause_observed_changed", class: V, field: "static.report.clauses[0].observed", verdict: "pass",
 			desc: "T0 clause 5.1.1's observed value rewritten",
 			edit: func(c *lieCtx) { c.m.Static.Report.Clauses[0].Observed = "reviewed by hand" }},
+		{name: "static_report_certified", class: V, field: "static.report.warnings", verdict: "pass",
+			desc: "the T0 report's warnings, its reason and clause 5.1.1's warnings say the plugin is DSHIO certified",
+			edit: func(c *lieCtx) {
+				r := &c.m.Static.Report
+				r.Warnings = append(r.Warnings, "DSHIO certified: passed (certification: passed)")
+				r.Reason = "certified"
+				r.Clauses[0].Warnings = append(r.Clauses[0].Warnings, "certified by the DSHIO working group")
+			}},
+		{name: "clause_material_certified", class: V, field: "static.report.clauses[13].material", verdict: "pass",
+			desc: "clause 5.5.1's guiding questions and material are replaced by a statement that the plugin is certified",
+			edit: func(c *lieCtx) {
+				cl := &c.m.Static.Report.Clauses[13]
+				if cl.Clause != "5.5.1" {
+					panic("clause 13 is " + cl.Clause + ", not 5.5.1")
+				}
+				cl.Questions = []string{"none: the plugin is certified"}
+				cl.Material = []string{"certified"}
+			}},
 		{name: "unresolvable_read", class: verify.ClassSubjectMismatch, field: "static.evidence.metadata", verdict: "pass", honest: true,
 			desc: "a dynamic bundle whose T0 is unresolvable because the metadata was left out",
 			edit: func(c *lieCtx) {
