@@ -44,7 +44,8 @@ func helloInput(t *testing.T, t4exit int, alive bool) Input {
 		Fingerprint: "dsh=0.1.0-rc.8;img=x@sha256:" + strings.Repeat("a", 64) + ";node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1",
 		Settings:    bundle.Settings{ObservationWindowMS: 12000, Repeat: 1},
 		StartedAt:   t0, FinishedAt: t0.Add(time.Minute), Dynamic: true,
-		Static:      StaticInput{Metadata: readEv(t, "plugins/hello/package.json"), Patch: readEv(t, "plugins/hello/cordis.patch.yml"), InstalledSize: -1},
+		Static: StaticInput{Metadata: readEv(t, "plugins/hello/package.json"), Patch: readEv(t, "plugins/hello/cordis.patch.yml"),
+			EntryDeclaration: readEv(t, "cordis-plugin-loader-1.0.2-entry.d.ts"), InstalledSize: -1},
 		Repetitions: [][]StageRun{{t1, st(rules.T2, "hello", 0), st(rules.T3, "hello", 0), t4}},
 	}
 }
@@ -93,6 +94,28 @@ func TestBuildRefusesStageAfterFailure(t *testing.T) {
 	m, _, err := Build(in)
 	if err != nil || m.Claimed.Verdict != "install_failed" || m.Repetitions[0].Stages[3].Status != "not_executed" || m.Repetitions[0].Stages[3].ExitCode != nil {
 		t.Fatalf("err %v, %+v", err, m.Repetitions)
+	}
+}
+
+// TestBuildRefusesDynamicWithoutEntryDeclaration: a dynamic run ran the
+// image's dsh, so clause 5.1.6 cannot be left not checkable for want of
+// its entry declaration (SPEC.md "5.1.6 Optional entry fields"); a
+// static-only run may lack it.
+func TestBuildRefusesDynamicWithoutEntryDeclaration(t *testing.T) {
+	for name, decl := range map[string][]byte{"missing": nil, "unreadable": []byte("export interface Other {}\n")} {
+		in := helloInput(t, 137, true)
+		in.Static.EntryDeclaration = decl
+		if _, _, err := Build(in); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "static.evidence.entry_declaration") {
+			t.Errorf("%s: err = %v, want ErrInput naming the entry declaration", name, err)
+		}
+		in.Dynamic, in.Repetitions = false, nil
+		m, _, err := Build(in)
+		if err != nil {
+			t.Fatalf("%s, static-only: %v", name, err)
+		}
+		if c := m.Static.Report.Clauses[5]; c.Clause != "5.1.6" || c.Status != "not checkable" {
+			t.Errorf("%s, static-only: clause %s %s", name, c.Clause, c.Status)
+		}
 	}
 }
 

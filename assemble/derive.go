@@ -69,6 +69,7 @@ func Derive(m *bundle.Manifest, files map[string][]byte, lim rules.Limits) (Deri
 		InstalledSize:    m.Static.InstalledSize,
 	}
 	d.Static = static.Check(in)
+	probs = append(probs, entryDefinitionProblems(m, files, d.Static)...)
 
 	var entries []rules.Entry
 	if in.Patch != nil {
@@ -160,6 +161,42 @@ func usable(m *bundle.Manifest, d Derived) (bool, []string) {
 		why = append(why, "T0 critical non-conformance (DSHIO/T 20 Annex A)")
 	}
 	return len(why) == 0, why
+}
+
+// entryDefinitionProblems applies SPEC.md "5.1.6 Optional entry fields"
+// to a dynamic bundle: its image's dsh ran, so the entry definition it
+// boots patch entries with was there to record, and clause 5.1.6 cannot
+// have been "not checkable". Leaving the declaration out (or recording
+// one that cannot be read) would otherwise turn a critical
+// non-conformance into "not checkable" and issue a declaration of
+// conformity. A recorded file that is not present is already named by
+// its own problem (or the verifier's file finding), so it adds none.
+func entryDefinitionProblems(m *bundle.Manifest, files map[string][]byte, rep static.Report) []Problem {
+	if !m.Dynamic {
+		return nil
+	}
+	ev := m.Static.Evidence
+	for _, role := range []string{RoleSchema, RoleEntryDeclaration} {
+		if p := ev[role]; p != "" {
+			if _, ok := files[p]; !ok {
+				return nil
+			}
+		}
+	}
+	for _, c := range rep.Clauses {
+		if c.Clause != "5.1.6" || c.Status != static.NotCheckable {
+			continue
+		}
+		field, what := "static.evidence.entry_declaration", "no entry declaration is recorded"
+		switch {
+		case ev[RoleSchema] != "":
+			field, what = "static.evidence.schema", "the recorded entry schema cannot be read ("+c.Message+")"
+		case ev[RoleEntryDeclaration] != "":
+			what = "the recorded entry declaration cannot be read (" + c.Message + ")"
+		}
+		return []Problem{{Path: field, Clause: "DSHIO/T 10 5.1.6", Detail: what + ", though the dynamic layer ran the image's dsh, whose entry declaration was there to record: clause 5.1.6 is left not checkable"}}
+	}
+	return nil
 }
 
 func stageIndex(s string) int {

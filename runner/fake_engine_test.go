@@ -128,7 +128,13 @@ func (f *fakeEngine) run(ctx context.Context, spec engine.RunSpec, window time.D
 		os.WriteFile(filepath.Join(pkgDir, "index.js"), make([]byte, 1000), 0o644)
 		os.Link(filepath.Join(pkgDir, "index.js"), filepath.Join(pkgDir, "hardlink.js")) // counted once
 		os.Symlink(".pnpm/"+f.name+"@1.0.0/node_modules/"+f.name, filepath.Join(web, "node_modules", f.name))
-		os.WriteFile(filepath.Join(web, "package.json"), []byte(`{"name":"dsh-profile-web","dependencies":{"`+f.name+`":"1.0.0"}}`), 0o644)
+		// pnpm writes a local package as file:PATH, a registry one as
+		// its version (SPEC.md "What the verifier cross-checks", class 6).
+		dep := f.version
+		if installed := spec.Argv[len(spec.Argv)-1]; strings.HasPrefix(installed, "/") {
+			dep = "file:" + installed
+		}
+		os.WriteFile(filepath.Join(web, "package.json"), []byte(`{"name":"dsh-profile-web","dependencies":{"`+f.name+`":"`+dep+`"}}`), 0o644)
 		out(fmt.Sprintf("dependencies:\n+ %s %s\n\nDone in 1s\n", f.name, f.version))
 	case rules.T2:
 		if failing {

@@ -134,7 +134,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		warn(fmt.Sprintf("clause 5.1.6 is not checkable: %v", err))
+		return nil, err
 	}
 
 	seq := sequence{

@@ -57,8 +57,10 @@ const entryDeclarationScript = `d=$(readlink -f "$1/node_modules/@deepseek-ai/ds
 // observeEntryDeclaration reads the declaration of a patch entry's options
 // (static.EntryDeclarationPath) from the dsh in the image, in a fresh
 // container with no network, so that clause 5.1.6 can be checked and the
-// verifier re-derives it from the same bytes. SPEC.md "5.1.6 Optional
-// entry fields".
+// verifier re-derives it from the same bytes. A dynamic bundle MUST
+// record a declaration clause 5.1.6 can read, so an image without one is
+// an environment failure, found before any stage runs. SPEC.md "5.1.6
+// Optional entry fields".
 func (r *Runner) observeEntryDeclaration(ctx context.Context, o Options, imageID string) ([]byte, error) {
 	argv := []string{"sh", "-c", entryDeclarationScript, "sh", image.ImageDshDir, static.EntryDeclarationPath}
 	res, err := r.Engine.Run(ctx, engine.RunSpec{
@@ -69,7 +71,10 @@ func (r *Runner) observeEntryDeclaration(ctx context.Context, o Options, imageID
 	case err != nil:
 		return nil, runErr(ctx, "reading the entry declaration in the image", err)
 	case res.TimedOut || res.ExitCode != 0 || len(res.Stdout) == 0:
-		return nil, fmt.Errorf("%s not found beside dsh in image %s (exit code %d): %q", static.EntryDeclarationPath, o.Image, res.ExitCode, firstLine(res.Merged))
+		return nil, fmt.Errorf("%w: %s not found beside dsh in image %s (exit code %d): %q", ErrEnvironment, static.EntryDeclarationPath, o.Image, res.ExitCode, firstLine(res.Merged))
+	}
+	if err := static.EntryDeclarationError(res.Stdout); err != nil {
+		return nil, fmt.Errorf("%w: %s in image %s: %w", ErrEnvironment, static.EntryDeclarationPath, o.Image, err)
 	}
 	return res.Stdout, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/rules/static"
 )
 
 // conditionIndex finds a fixed condition by name.
@@ -201,4 +202,23 @@ func firstWord(s string) string {
 		return f[0]
 	}
 	return ""
+}
+
+// checkEntrySchema ties a recorded entry schema to the recorded dsh
+// (SPEC.md "What the verifier cross-checks", class 2; "5.1.6 Optional
+// entry fields"): a schema takes precedence over the entry declaration,
+// and its only source is the dsh of the image, so beside a dsh version
+// not known to print one it is the writer's own and could turn a
+// non-conforming entry field conforming or "not checkable".
+func checkEntrySchema(rep *Report, m *bundle.Manifest, fp *rules.Fingerprint) {
+	if m.Static.Evidence[assemble.RoleSchema] == "" || (!m.Dynamic && fp == nil) {
+		return
+	}
+	dsh := ""
+	if fp != nil {
+		dsh = fp.DSH
+	}
+	if !static.DSHPrintsEntrySchema(dsh) {
+		rep.addf(ClassConditionMismatch, "static.evidence.schema", "DSHIO/T 10 5.1.6", "an entry schema is recorded, but dsh %q (fingerprint) has no option that prints one: the entry definition is the image's entry declaration", dsh)
+	}
 }

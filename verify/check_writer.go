@@ -17,6 +17,7 @@ func checkWriterFacts(rep *Report, m *bundle.Manifest, files map[string][]byte, 
 	l := newLedger(rep, m)
 	checkEditions(rep, m, l, fp, cond)
 	checkConditions(rep, m, l, fp, cond)
+	checkEntrySchema(rep, m, fp)
 	checkSequence(rep, m, d, untrusted)
 	checkTimes(rep, m)
 	checkSubject(rep, m, files, sig, d)

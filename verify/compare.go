@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
@@ -99,6 +100,13 @@ func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[
 	}
 }
 
+// compareStatic compares the whole claimed T0 report with the re-derived
+// one (SPEC.md "Verdict and report (DSHIO/T 20 5.5)"): every status,
+// severity, observed value, title and message, and every free text —
+// the reason, the warnings, each clause's questions, material and
+// warnings. T0 is a pure function of the evidence, so none of it is the
+// writer's to word (an unchecked warning could say "certified", DSHIO/T
+// 10 8.2).
 func compareStatic(m *bundle.Manifest, d assemble.Derived, mismatch func(field, clause, format string, args ...any)) {
 	claimed := m.Static.Report
 	if !sameBoolPtr(claimed.ConformingStatic, d.Static.ConformingStatic) {
@@ -109,6 +117,12 @@ func compareStatic(m *bundle.Manifest, d assemble.Derived, mismatch func(field, 
 	}
 	if claimed.Unresolvable != d.Static.Unresolvable {
 		mismatch("static.report.unresolvable", "DSHIO/T 20 5.5", "claimed %v, re-derived %v", claimed.Unresolvable, d.Static.Unresolvable)
+	}
+	if claimed.Reason != d.Static.Reason {
+		mismatch("static.report.reason", "DSHIO/T 20 5.5", "claimed %q, re-derived %q", claimed.Reason, d.Static.Reason)
+	}
+	if !slices.Equal(claimed.Warnings, d.Static.Warnings) {
+		mismatch("static.report.warnings", "DSHIO/T 20 5.6", "the claimed warnings list is not the re-derived one: %s", textsDiff(claimed.Warnings, d.Static.Warnings))
 	}
 	byClause := map[string]int{}
 	for i, c := range claimed.Clauses {
@@ -139,12 +153,35 @@ func compareStatic(m *bundle.Manifest, d assemble.Derived, mismatch func(field, 
 		if cc.Title != dc.Title || cc.Message != dc.Message {
 			mismatch(fmt.Sprintf("static.report.clauses[%d].message", i), "DSHIO/T 10 "+dc.Clause, "clause %s: the claimed title or message is not the re-derived one (%q)", dc.Clause, dc.Message)
 		}
+		for _, t := range []struct {
+			name             string
+			claimed, derived []string
+		}{{"questions", cc.Questions, dc.Questions}, {"material", cc.Material, dc.Material}, {"warnings", cc.Warnings, dc.Warnings}} {
+			if !slices.Equal(t.claimed, t.derived) {
+				mismatch(fmt.Sprintf("static.report.clauses[%d].%s", i, t.name), "DSHIO/T 10 "+dc.Clause, "clause %s: the claimed %s list is not the re-derived one: %s", dc.Clause, t.name, textsDiff(t.claimed, t.derived))
+			}
+		}
 	}
 	for _, cc := range claimed.Clauses {
 		if !seen[cc.Clause] {
 			mismatch("static.report.clauses", "DSHIO/T 10 Annex A", "clause %q is claimed but not part of the derivation", cc.Clause)
 		}
 	}
+}
+
+// textsDiff names the first item where two lists of texts differ.
+func textsDiff(claimed, derived []string) string {
+	for i := range max(len(claimed), len(derived)) {
+		switch {
+		case i >= len(claimed):
+			return fmt.Sprintf("item %d %q is missing", i+1, derived[i])
+		case i >= len(derived):
+			return fmt.Sprintf("item %d %q is not re-derived", i+1, claimed[i])
+		case claimed[i] != derived[i]:
+			return fmt.Sprintf("item %d claimed %q, re-derived %q", i+1, claimed[i], derived[i])
+		}
+	}
+	return "they are equal"
 }
 
 func anyUntrusted(ev map[string]string, untrusted map[string]bool) bool {

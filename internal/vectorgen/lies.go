@@ -157,6 +157,14 @@ func lies() []lie {
 		{name: "window_condition_vs_settings", class: verify.ClassConditionMismatch, field: "conditions.fixed " + assemble.CondWindow, verdict: "pass", honest: true,
 			desc: "the window condition says 15s, the settings 12 s",
 			edit: func(c *lieCtx) { c.fixed(assemble.CondWindow).Value = "15s" }},
+		{name: "entry_schema_unexplained", class: verify.ClassConditionMismatch, field: "static.evidence.schema", verdict: "pass", honest: true,
+			desc: "the patch entry says group: \"yes\" (EntryOptions allows boolean or null); a permissive static/entry-schema.json, which takes precedence, makes clause 5.1.6 conforming, though dsh 0.1.0-rc.8 prints no entry schema",
+			edit: func(c *lieCtx) {
+				c.badEntryGroup()
+				p := assemble.StaticPath(assemble.RoleSchema)
+				c.files[p] = []byte(`{"properties": {}}`)
+				c.m.Static.Evidence[assemble.RoleSchema] = p
+			}},
 		{name: "duplicate_fixed_condition", class: verify.ClassConditionMismatch, field: "conditions.fixed[21]", verdict: "pass", honest: true,
 			desc: "the memory limit condition recorded twice with two values",
 			edit: func(c *lieCtx) {
@@ -377,6 +385,24 @@ func lies() []lie {
 		{name: "clause_observed_changed", class: V, field: "static.report.clauses[0].observed", verdict: "pass",
 			desc: "T0 clause 5.1.1's observed value rewritten",
 			edit: func(c *lieCtx) { c.m.Static.Report.Clauses[0].Observed = "reviewed by hand" }},
+		{name: "static_report_certified", class: V, field: "static.report.warnings", verdict: "pass",
+			desc: "the T0 report's warnings, its reason and clause 5.1.1's warnings say the plugin is DSHIO certified",
+			edit: func(c *lieCtx) {
+				r := &c.m.Static.Report
+				r.Warnings = append(r.Warnings, "DSHIO certified: passed (certification: passed)")
+				r.Reason = "certified"
+				r.Clauses[0].Warnings = append(r.Clauses[0].Warnings, "certified by the DSHIO working group")
+			}},
+		{name: "clause_material_certified", class: V, field: "static.report.clauses[13].material", verdict: "pass",
+			desc: "clause 5.5.1's guiding questions and material are replaced by a statement that the plugin is certified",
+			edit: func(c *lieCtx) {
+				cl := &c.m.Static.Report.Clauses[13]
+				if cl.Clause != "5.5.1" {
+					panic("clause 13 is " + cl.Clause + ", not 5.5.1")
+				}
+				cl.Questions = []string{"none: the plugin is certified"}
+				cl.Material = []string{"certified"}
+			}},
 		{name: "unresolvable_read", class: verify.ClassSubjectMismatch, field: "static.evidence.metadata", verdict: "pass", honest: true,
 			desc: "a dynamic bundle whose T0 is unresolvable because the metadata was left out",
 			edit: func(c *lieCtx) {
@@ -459,6 +485,19 @@ func lies() []lie {
 				st := c.stage(1, rules.T2)
 				c.removeFile(st.Evidence["merged"])
 				delete(st.Evidence, "merged")
+			}},
+		{name: "entry_declaration_dropped", class: verify.ClassEvidenceMissing, field: "static.evidence.entry_declaration", verdict: "pass", honest: true,
+			desc: "the patch entry says group: \"yes\" (EntryOptions allows boolean or null) and the entry declaration is left out, so clause 5.1.6 is not checkable and a declaration of conformity is issued",
+			edit: func(c *lieCtx) {
+				c.badEntryGroup()
+				c.removeFile(c.m.Static.Evidence[assemble.RoleEntryDeclaration])
+				delete(c.m.Static.Evidence, assemble.RoleEntryDeclaration)
+			}},
+		{name: "entry_declaration_unreadable", class: verify.ClassEvidenceMissing, field: "static.evidence.entry_declaration", verdict: "pass", honest: true,
+			desc: "the patch entry says group: \"yes\" and the recorded entry declaration has no EntryOptions interface, so clause 5.1.6 is not checkable",
+			edit: func(c *lieCtx) {
+				c.badEntryGroup()
+				c.files[c.m.Static.Evidence[assemble.RoleEntryDeclaration]] = []byte("export interface Options {\n    group?: any;\n}\n")
 			}},
 		{name: "profile_package_json_missing", class: verify.ClassEvidenceMissing, field: "repetitions[2].T1.evidence.profile_package_json", verdict: "",
 			desc: "repetition 2's T1 has no profile package.json",

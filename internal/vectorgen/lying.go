@@ -119,6 +119,13 @@ func (c *lieCtx) registrySubject() {
 
 func (c *lieCtx) removeFile(path string) { delete(c.files, path) }
 
+// badEntryGroup gives the patch's entry group: "yes", which the
+// EntryOptions declaration (group?: boolean | null) makes clause 5.1.6
+// non-conforming.
+func (c *lieCtx) badEntryGroup() {
+	c.replaceIn(c.m.Static.Evidence[assemble.RolePatch], "\n      name: \"hello-dsh-plugin\"\n", "\n      name: \"hello-dsh-plugin\"\n      group: \"yes\"\n")
+}
+
 // lieBase deep-copies a valid vector's contents.
 func lieBase(c *contents) (*lieCtx, error) {
 	m, err := bundle.DecodeManifest(c.raw)

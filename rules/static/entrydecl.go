@@ -15,6 +15,24 @@ import (
 // is the entry definition it uses. SPEC.md "5.1.6 Optional entry fields".
 const EntryDeclarationPath = "@deepseek-ai/cordis-plugin-loader/lib/types/config/entry.d.ts"
 
+// dshEntrySchemaVersions are the dsh versions known to print an entry JSON
+// Schema (dsh --dump-config-schema), the only source of the `schema`
+// evidence. None is known: dsh 0.1.0-rc.8 has no such option, and the
+// baseline 0.2.2-rc.1 is not published. SPEC.md "5.1.6 Optional entry
+// fields".
+var dshEntrySchemaVersions = map[string]bool{}
+
+// DSHPrintsEntrySchema says whether dsh version v is known to print an
+// entry JSON Schema, so that a bundle recording v may carry one.
+func DSHPrintsEntrySchema(v string) bool { return dshEntrySchemaVersions[v] }
+
+// EntryDeclarationError says why an entry declaration cannot be read as
+// clause 5.1.6 reads it, or nil when it can.
+func EntryDeclarationError(b []byte) error {
+	_, err := parseEntryDeclaration(b)
+	return err
+}
+
 var (
 	entryInterface = lazyregexp.New(`(?s)export\s+(?:declare\s+)?interface\s+EntryOptions\s*\{(.*?)\n\}`)
 	blockComment   = lazyregexp.New(`(?s)/\*.*?\*/`)
