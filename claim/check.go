@@ -104,7 +104,7 @@ func Check(text string, f Facts, pkg string) Result {
 	for _, d := range decls {
 		declLines[d.Line] = true
 	}
-	res.Findings = append(res.Findings, forbidden(lines, declLines)...)
+	res.Findings = append(res.Findings, forbidden(lines, declLines, packageName(f.Package))...)
 	if len(decls) == 0 {
 		res.Findings = append(res.Findings, Finding{Line: 0, Kind: KindNotBacked, Clause: "DSHIO/T 10 8.1", Message: "no declaration of conformity found in the text"})
 	}
@@ -192,4 +192,12 @@ func checkDeclaration(d Declaration, f Facts, pkg string) []Finding {
 	}
 	out = append(out, checkDeviations(d, f.Deviations)...)
 	return out
+}
+
+// packageName is the name of a name@version ("" for "").
+func packageName(nameAtVersion string) string {
+	if i := strings.LastIndex(nameAtVersion, "@"); i > 0 {
+		return nameAtVersion[:i]
+	}
+	return nameAtVersion
 }

@@ -14,9 +14,6 @@ var (
 	// The word itself is rules.ClaimsCertified's (confusables folded);
 	// this is the other spelling of the claim.
 	certificationRE = lazyregexp.New(`(?i)\bcertification\s*:\s*(pass|passed|yes|granted|✅)`)
-	// packageLineRE finds the package a declaration names, whose name is
-	// exempt from the certified-word check.
-	packageLineRE = lazyregexp.New(`(?i)^\s*[-*]?\s*\**package\**\s*:\s*\**\s*` + "`?" + `((?:@[a-z0-9._~-]+/)?[a-z0-9._~-]+)@`)
 	// A line is about DSHIO when it names it or the conformance subject.
 	dshioRE = lazyregexp.New(`(?i)\bDSHIO\b|\bconform|\bcompli|\bdsh\b`)
 	// The denials our own declaration prints are not claims.
@@ -37,21 +34,12 @@ var (
 )
 
 // forbidden reports what the standards forbid in text, line by line.
-// declLines are the lines that start a parsed declaration. The names of
-// the packages the text's declarations name are exempt from the
-// certified-word check (a plugin may be called certified-…).
-func forbidden(lines []string, declLines map[int]bool) []Finding {
-	var names []string
-	for _, l := range lines {
-		if m := packageLineRE.FindStringSubmatch(l); m != nil {
-			names = append(names, m[1])
-		}
-	}
-	return forbiddenExcept(lines, declLines, names...)
-}
-
-// forbiddenExcept is forbidden with the package names given.
-func forbiddenExcept(lines []string, declLines map[int]bool, pkgNames ...string) []Finding {
+// declLines are the lines that start a parsed declaration. pkgNames, the
+// name of the package the bundle tested, are exempt from the
+// certified-word check (a plugin may be called certified-…); a name the
+// text itself gives is not, or any "Package: certified@…" line would
+// exempt the word (SPEC.md "Forbidden statements").
+func forbidden(lines []string, declLines map[int]bool, pkgNames ...string) []Finding {
 	var out []Finding
 	add := func(i int, clause, msg string) {
 		out = append(out, Finding{Line: i + 1, Kind: KindForbidden, Clause: clause, Message: msg, Text: clip(lines[i])})

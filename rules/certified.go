@@ -53,23 +53,54 @@ func FoldConfusables(s string) string {
 
 // ClaimsCertified reports whether text contains the word "certified" in
 // any spelling FoldConfusables undoes (DSHIO/T 10 8.2: while v1.0 is in
-// force no certified state exists). Occurrences inside any of exempt —
-// the package name itself, which a plugin may legitimately carry, e.g.
-// certified-weather — do not count. It is the one detector the verifier's
-// report rules and the claim checker share. SPEC.md "Forbidden words".
+// force no certified state exists). An occurrence of the word that lies
+// inside an occurrence of one of exempt — the package name itself, which
+// a plugin may legitimately carry, e.g. certified-weather — does not
+// count, provided that occurrence is more than the word (a name of which
+// the word is only a part) or stands where a package name stands
+// (followed by "@", or after "/"): a package named exactly "certified"
+// exempts "certified@1.0.0" and "/pkgs/certified-1.0.0.tgz", not the word
+// in prose, and a name that is a fragment of the word ("e", "cert")
+// exempts nothing. It is the one detector the verifier's report rules
+// and the claim checker share. SPEC.md "Forbidden words".
 func ClaimsCertified(text string, exempt ...string) bool {
 	t := FoldConfusables(text)
 	if !strings.Contains(t, "certified") {
-		// Removing the exempt names (each replaced by a space) cannot
-		// make the word appear.
 		return false
 	}
+	names := make([]string, 0, len(exempt))
 	for _, e := range exempt {
 		if e = FoldConfusables(e); e != "" {
-			t = strings.ReplaceAll(t, e, " ")
+			names = append(names, e)
 		}
 	}
-	return certifiedWord.MatchString(t)
+	for _, m := range certifiedWord.Re().FindAllStringIndex(t, -1) {
+		if !insideName(t, m[0], m[1], names) {
+			return true
+		}
+	}
+	return false
+}
+
+// insideName reports whether t[s:e], a match of the word, lies inside an
+// occurrence of one of names that is longer than the match or stands
+// where a package name stands.
+func insideName(t string, s, e int, names []string) bool {
+	for _, n := range names {
+		if len(n) < e-s {
+			continue // a fragment of the word cannot hold it
+		}
+		for from := max(0, e-len(n)); from <= s; from++ {
+			if !strings.HasPrefix(t[from:], n) {
+				continue
+			}
+			end := from + len(n)
+			if len(n) > e-s || strings.HasPrefix(t[end:], "@") || (from > 0 && t[from-1] == '/') {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isASCII(s string) bool {

@@ -21,6 +21,15 @@ func TestClaimsCertified(t *testing.T) {
 		{"certified-weather is certified", []string{"certified-weather"}, true},
 		{"/pkgs/certified-weather-1.0.0.tgz", []string{"certified-weather"}, false},
 		{"nothing here", nil, false},
+		// A package named exactly the word exempts it only where a
+		// package name stands; a fragment of the word exempts nothing.
+		{"certified@1.0.0", []string{"certified"}, false},
+		{"dsh plugin --profile web add /pkgs/certified-1.0.0.tgz", []string{"certified"}, false},
+		{"note: DSHIO certified build", []string{"certified"}, true},
+		{"Package: certified@1.0.0, DSHIO certified", []string{"certified"}, true},
+		{"DSHIO certified", []string{"e"}, true},
+		{"DSHIO certified", []string{"cert"}, true},
+		{"DSHIO certified", []string{"ified"}, true},
 	}
 	for _, tt := range tests {
 		if got := ClaimsCertified(tt.text, tt.exempt...); got != tt.want {

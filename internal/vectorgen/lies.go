@@ -471,6 +471,12 @@ func lies() []lie {
 		{name: "certified_fullwidth_tool", class: verify.ClassForbiddenWord, field: "tool.name", verdict: "pass",
 			desc: "the tool name spells certified in full-width letters",
 			edit: func(c *lieCtx) { c.m.Tool.Name = "ｃｅｒｔｉｆｉｅｄ-runner" }},
+		{name: "certified_exact_name", class: verify.ClassForbiddenWord, field: "conditions.variable[2]", verdict: "pass", base: "certified_named_plugin", honest: true,
+			desc: "the plugin renamed exactly certified, and a variable condition says DSHIO certified build: the name exempts the word only where a package name stands",
+			edit: func(c *lieCtx) {
+				c.renamePackage("certified-hello-dsh-plugin", "certified")
+				c.m.Conditions.Variable = append(c.m.Conditions.Variable, bundle.Condition{Name: "note", Value: "DSHIO certified build"})
+			}},
 		{name: "certified_zero_width_condition", class: verify.ClassForbiddenWord, field: "conditions.variable[1]", verdict: "pass",
 			desc: "a variable condition hides a zero-width space inside cer\u200btified",
 			edit: func(c *lieCtx) { c.m.Conditions.Variable[1].Value = "podman, cer\u200btified setup" }},

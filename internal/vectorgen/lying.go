@@ -119,6 +119,24 @@ func (c *lieCtx) registrySubject() {
 
 func (c *lieCtx) removeFile(path string) { delete(c.files, path) }
 
+// renamePackage replaces old with new in every file and every manifest
+// string (through the canonical encoding), as a writer renaming the
+// package everywhere would.
+func (c *lieCtx) renamePackage(old, new string) {
+	for p, b := range c.files {
+		c.files[p] = bytes.ReplaceAll(b, []byte(old), []byte(new))
+	}
+	raw, err := bundle.EncodeManifest(c.m)
+	if err != nil {
+		panic(err)
+	}
+	m, err := bundle.DecodeManifest(bytes.ReplaceAll(raw, []byte(old), []byte(new)))
+	if err != nil {
+		panic(err)
+	}
+	*c.m = *m
+}
+
 // badEntryGroup gives the patch's entry group: "yes", which the
 // EntryOptions declaration (group?: boolean | null) makes clause 5.1.6
 // non-conforming.

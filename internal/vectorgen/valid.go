@@ -121,6 +121,7 @@ func (g *gen) valid() error {
 	if err != nil {
 		return fmt.Errorf("certified_named_plugin: %w", err)
 	}
+	g.bases["certified_named_plugin"] = c
 	if err := g.emit("certified_named_plugin", "valid: the hello capture with the plugin renamed certified-hello-dsh-plugin everywhere", c, "verified", nil, "pass"); err != nil {
 		return err
 	}
