@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/dshaudit/dshaudit/internal/yamlmerge"
 )
 
 // InsertEntries returns the insert entries of a plugin's patch file
@@ -11,7 +13,9 @@ import (
 // with an "insert" list, one Entry per item of that list, in file order.
 // An insert item that is not a mapping, or whose id or name is missing or
 // not a scalar, yields an Entry with that field empty: T3 then cannot find
-// it, which is the honest outcome (SPEC.md "T3 mount"). The patch must be
+// it, which is the honest outcome (SPEC.md "T3 mount"). Keys are read
+// through merge keys (`<<`) as for the dump; an insert item whose merges a
+// YAML 1.1 loader refuses yields an Entry with both fields empty. The patch must be
 // exactly one YAML document whose root is a list; otherwise the error wraps
 // ErrPatch.
 func InsertEntries(patch []byte) ([]Entry, error) {
@@ -23,23 +27,24 @@ func InsertEntries(patch []byte) ([]Entry, error) {
 		return nil, fmt.Errorf("%w: top level is a %s, want a list", ErrPatch, kindName(root))
 	}
 	var out []Entry
+	rd := yamlmerge.NewReader()
 	for _, item := range root.Content {
 		item = resolve(item)
-		if item.Kind != yaml.MappingNode {
+		if item.Kind != yaml.MappingNode || rd.Problem(item) != "" {
 			continue
 		}
-		ins, _ := mappingValue(item, "insert")
+		ins, _ := rd.Get(item, "insert")
 		if ins == nil || ins.Kind != yaml.SequenceNode {
 			continue
 		}
 		for _, e := range ins.Content {
 			e = resolve(e)
 			var ent Entry
-			if e.Kind == yaml.MappingNode {
-				if v, n := mappingValue(e, "id"); n == 1 {
+			if e.Kind == yaml.MappingNode && rd.Problem(e) == "" {
+				if v, n := rd.Get(e, "id"); n == 1 {
 					ent.ID, _ = scalarString(v)
 				}
-				if v, n := mappingValue(e, "name"); n == 1 {
+				if v, n := rd.Get(e, "name"); n == 1 {
 					ent.Name, _ = scalarString(v)
 				}
 			}

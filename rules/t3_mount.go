@@ -4,14 +4,20 @@ import (
 	"fmt"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/dshaudit/dshaudit/internal/yamlmerge"
 )
 
 // DumpEntry is one item of the root list of a --dump-config output.
 type DumpEntry struct {
 	ID   string
 	Name string
-	// Disabled is true when the item carries a literal `disabled: true`.
+	// Disabled is true when the item carries a literal `disabled: true`,
+	// written or merged in, or cannot be built (Unloadable).
 	Disabled bool
+	// Unloadable says why a YAML 1.1 loader with merge keys would refuse
+	// the item's merges; such an item counts as disabled.
+	Unloadable string
 	// DisabledExpr holds the source of a `disabled:` value that is not a
 	// literal boolean (e.g. a `!!js` expression), which is not evaluated.
 	DisabledExpr string
@@ -22,7 +28,9 @@ type DumpEntry struct {
 // ParseDump decodes a `dsh --profile web --dump-config` output as YAML
 // nodes (comments and custom tags such as `!!js` are kept as node data,
 // never evaluated) and returns the entries of its root list: every item
-// that is a mapping with exactly one scalar `id`. Items nested inside
+// that is a mapping with exactly one scalar `id`. Keys are read through
+// merge keys (`<<`) as a YAML 1.1 loader builds the mapping; an item whose
+// merges such a loader refuses counts as disabled. Items nested inside
 // another item's config are not entries of the composed tree and are never
 // returned. The dump must be exactly one YAML document whose root is a
 // list. SPEC.md "T3 mount".
@@ -35,13 +43,14 @@ func ParseDump(stdout []byte) ([]DumpEntry, error) {
 		return nil, fmt.Errorf("dump root is a %s, want a list", kindName(root))
 	}
 	var out []DumpEntry
+	rd := yamlmerge.NewReader()
 	for _, item := range root.Content {
 		line := item.Line
 		item = resolve(item)
 		if item.Kind != yaml.MappingNode {
 			continue
 		}
-		idNode, n := mappingValue(item, "id")
+		idNode, n := rd.Get(item, "id")
 		if n != 1 {
 			continue
 		}
@@ -50,10 +59,10 @@ func ParseDump(stdout []byte) ([]DumpEntry, error) {
 			continue
 		}
 		e := DumpEntry{ID: id, Line: line}
-		if nameNode, n := mappingValue(item, "name"); n == 1 {
+		if nameNode, n := rd.Get(item, "name"); n == 1 {
 			e.Name, _ = scalarString(nameNode)
 		}
-		if d, n := mappingValue(item, "disabled"); n > 0 {
+		if d, n := rd.Get(item, "disabled"); n > 0 {
 			if d.Kind == yaml.ScalarNode && d.ShortTag() == "!!bool" {
 				var b bool
 				if d.Decode(&b) == nil {
@@ -65,6 +74,9 @@ func ParseDump(stdout []byte) ([]DumpEntry, error) {
 			if n > 1 {
 				e.Disabled = true // ambiguous: refuse to count it as in effect
 			}
+		}
+		if p := rd.Problem(item); p != "" {
+			e.Disabled, e.Unloadable = true, p
 		}
 		out = append(out, e)
 	}
@@ -130,7 +142,7 @@ func entryMounted(e Entry, items []DumpEntry) (bool, string) {
 		return false, fmt.Sprintf("no root entry with id %q in the dump", e.ID)
 	}
 	var names []string
-	disabled := false
+	disabled, unloadable := false, ""
 	for _, d := range items {
 		if d.Name != e.Name {
 			names = append(names, d.Name)
@@ -138,6 +150,9 @@ func entryMounted(e Entry, items []DumpEntry) (bool, string) {
 		}
 		if d.Disabled {
 			disabled = true
+			if unloadable == "" {
+				unloadable = d.Unloadable
+			}
 			continue
 		}
 		why := fmt.Sprintf("entry id %q with name %q is in the dump at line %d", e.ID, e.Name, d.Line)
@@ -145,6 +160,9 @@ func entryMounted(e Entry, items []DumpEntry) (bool, string) {
 			why += fmt.Sprintf(" (its disabled value %q is an expression, not evaluated)", d.DisabledExpr)
 		}
 		return true, why
+	}
+	if unloadable != "" {
+		return false, fmt.Sprintf("entry id %q with name %q is in the dump, but a YAML loader with merge keys refuses its mapping (%s), so it counts as disabled", e.ID, e.Name, unloadable)
 	}
 	if disabled {
 		return false, fmt.Sprintf("entry id %q with name %q is in the dump but disabled: true", e.ID, e.Name)

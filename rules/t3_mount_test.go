@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 var helloEntries = []Entry{{ID: "hello-dsh", Name: "hello-dsh-plugin"}}
@@ -44,6 +45,51 @@ func TestDeriveT3(t *testing.T) {
 		{name: "entry disabled by a later layer", entries: helloEntries,
 			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: true\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
 			reason: "disabled: true"},
+		// Merge keys: SPEC.md "T3 mount" (interpretation — merge keys).
+		{name: "disabled by a merge key", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: {disabled: true}\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			reason: "disabled: true"},
+		{name: "disabled by a merged alias", entries: helloEntries,
+			o:      obs(T3, 0, "- id: x\n  name: y\n  config: &off {disabled: true}\n- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: *off\n", ""),
+			status: StageFailed, verdict: InstallsButNotRegistered, reason: "disabled: true"},
+		{name: "disabled by a later map of a merge list", entries: helloEntries,
+			o:      obs(T3, 0, "- id: x\n  name: y\n  config: {a: &a {x: 1}, b: &b {disabled: true}}\n- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: [*a, *b]\n", ""),
+			status: StageFailed, verdict: InstallsButNotRegistered, reason: "disabled: true"},
+		{name: "disabled by a nested merge", entries: helloEntries,
+			o:      obs(T3, 0, "- id: x\n  name: y\n  config: {a: &a {<<: {disabled: true}}}\n- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: *a\n", ""),
+			status: StageFailed, verdict: InstallsButNotRegistered, reason: "disabled: true"},
+		{name: "disabled by a !!merge-tagged key", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  !!merge <<: {disabled: true}\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			reason: "disabled: true"},
+		{name: "explicit disabled false wins over a merged true", entries: helloEntries,
+			o: obs(T3, 0, "- <<: {disabled: true}\n  id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: false\n", ""), status: StagePassed},
+		{name: "explicit disabled true wins over a merged false", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: true\n  <<: {disabled: false}\n", ""), status: StageFailed, verdict: InstallsButNotRegistered},
+		{name: "earlier map of a merge list wins", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: [{disabled: false}, {disabled: true}]\n", ""), status: StagePassed},
+		{name: "quoted << is an ordinary key", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  \"<<\": {disabled: true}\n", ""), status: StagePassed},
+		{name: "!!str << is an ordinary key", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  !!str <<: {disabled: true}\n", ""), status: StagePassed},
+		{name: "id and name from a merge", entries: helloEntries,
+			o: obs(T3, 0, "- <<: {id: hello-dsh, name: hello-dsh-plugin}\n", ""), status: StagePassed},
+		{name: "name from a merge overridden", entries: helloEntries,
+			o: obs(T3, 0, "- <<: {id: hello-dsh, name: hello-dsh-plugin}\n  name: other\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			reason: "with name \"other\""},
+		{name: "merge value a scalar", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: true\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			reason: "the merge key's value is a scalar"},
+		{name: "merge list holding a scalar", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: [{x: 1}, off]\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			reason: "list holds a scalar"},
+		{name: "two merge keys", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: {disabled: false}\n  <<: {disabled: true}\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			reason: "second merge key"},
+		{name: "merge cycle", entries: helloEntries,
+			o: obs(T3, 0, "- &a\n  id: hello-dsh\n  name: hello-dsh-plugin\n  <<: *a\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			reason: "cycle"},
+		{name: "two disabled keys in a merged map", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: {disabled: false, disabled: false}\n", ""), status: StageFailed, verdict: InstallsButNotRegistered},
 		{name: "duplicate id key in an item", entries: helloEntries,
 			o: obs(T3, 0, "- id: hello-dsh\n  id: other\n  name: hello-dsh-plugin\n", ""), status: StageFailed, verdict: InstallsButNotRegistered},
 		{name: "one of two entries missing", entries: append([]Entry{{ID: "timer", Name: "@deepseek-ai/cordis-plugin-timer"}}, helloEntries...),
@@ -109,5 +155,26 @@ func TestDeriveT3DumpSizeLimit(t *testing.T) {
 	big := obs(T3, 0, dump+strings.Repeat("# padding\n", DefaultMaxDumpSize/10), "")
 	if r := DeriveT3(helloEntries, big, Limits{}); r.Verdict != ConfigFailed || !hasReason(r, fmt.Sprintf("above the %d-byte", DefaultMaxDumpSize)) {
 		t.Errorf("default limit: %s %q", r.Verdict, r.Reasons)
+	}
+}
+
+// Merges naming the same anchors over and over (billion-laughs style) are
+// walked, not expanded: a dump at the size limit derives quickly.
+// SPEC.md "T3 mount" (interpretation — merge keys).
+func TestDeriveT3MergeBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("- id: l0\n  name: x\n  config:\n    a0: &a0 {k: v}\n")
+	for i := 1; i < 40; i++ {
+		fmt.Fprintf(&b, "    a%d: &a%d {<<: [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]}\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	for b.Len() < DefaultMaxDumpSize-200 {
+		b.WriteString("- <<: *a39\n")
+	}
+	b.WriteString("- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: [*a39, *a39, {disabled: true}]\n")
+	start := time.Now()
+	r := DeriveT3(helloEntries, obs(T3, 0, b.String(), ""), Limits{})
+	checkResult(t, r, StageFailed, InstallsButNotRegistered, "")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/dshaudit/dshaudit/internal/yamlmerge"
 )
 
 // parseSingleDocument decodes b as exactly one YAML document and returns
@@ -41,29 +43,7 @@ func parseSingleDocument(b []byte) (root *yaml.Node, err error) {
 
 // resolve follows an alias node to its anchor (one level; yaml.v3 does not
 // let an alias point to another alias).
-func resolve(n *yaml.Node) *yaml.Node {
-	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
-		return n.Alias
-	}
-	return n
-}
-
-// mappingValue returns the value of key in a mapping node and how many
-// times the key occurs. Keys are compared as plain scalars.
-func mappingValue(m *yaml.Node, key string) (*yaml.Node, int) {
-	var v *yaml.Node
-	count := 0
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := resolve(m.Content[i])
-		if k.Kind == yaml.ScalarNode && k.Value == key {
-			if v == nil {
-				v = resolve(m.Content[i+1])
-			}
-			count++
-		}
-	}
-	return v, count
-}
+func resolve(n *yaml.Node) *yaml.Node { return yamlmerge.Resolve(n) }
 
 // scalarString returns the text of a non-null scalar, or "" and false.
 func scalarString(n *yaml.Node) (string, bool) {

@@ -419,6 +419,15 @@ func lies() []lie {
 					c.replaceIn(st.Evidence["merged"], "name: hello-dsh-plugin", "name: other-name")
 				}
 			}},
+		{name: "t3_disabled_by_merge_key", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered",
+			desc: "the dump's hello-dsh entry is disabled through a YAML merge key (<<: {disabled: true}) and T3 is still recorded passed: a YAML 1.1 loader builds the entry with disabled: true",
+			edit: func(c *lieCtx) {
+				for r := 1; r <= 2; r++ {
+					st := c.stage(r, rules.T3)
+					c.replaceIn(st.Evidence["stdout"], "  name: hello-dsh-plugin\n", "  name: hello-dsh-plugin\n  <<: {disabled: true}\n")
+					c.replaceIn(st.Evidence["merged"], "  name: hello-dsh-plugin\n", "  name: hello-dsh-plugin\n  <<: {disabled: true}\n")
+				}
+			}},
 
 		// 7. Fingerprint.
 		{name: "fingerprint_t5_fields", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass", honest: true,

@@ -2,6 +2,8 @@ package static
 
 import (
 	"gopkg.in/yaml.v3"
+
+	"github.com/dshaudit/dshaudit/internal/yamlmerge"
 )
 
 // DefaultBaseline is the DSHIO baseline DSH version (DSHIO/T 10 3.1), used
@@ -72,6 +74,8 @@ type state struct {
 	doc *yaml.Node // the document's root content node; nil when empty
 	// parsed is true when 5.1.3 is conforming.
 	parsed bool
+	// yr reads the parsed document's mappings through merge keys.
+	yr *yamlmerge.Reader
 	// 5.1.4
 	insertItems []insertItem // mapping items of the top list that have insert
 	// 5.5.3 / 5.5.2

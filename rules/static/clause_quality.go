@@ -32,7 +32,7 @@ func entryMaterial(s *state) []string {
 	if len(s.insertItems) == 0 {
 		return []string{"patch entries: not available (clause 5.1.4 is not conforming)"}
 	}
-	entries, _ := insertEntries(s.insertItems)
+	entries, _ := insertEntries(s.yr, s.insertItems)
 	var out []string
 	for _, e := range entries {
 		if len(out) == maxMaterial {
@@ -40,10 +40,10 @@ func entryMaterial(s *state) []string {
 			break
 		}
 		id, name := "", ""
-		if v, ok := mapGet(e.node, "id"); ok && deref(v).Kind == yaml.ScalarNode {
+		if v, ok := mapGet(s.yr, e.node, "id"); ok && deref(v).Kind == yaml.ScalarNode {
 			id = deref(v).Value
 		}
-		if v, ok := mapGet(e.node, "name"); ok && deref(v).Kind == yaml.ScalarNode {
+		if v, ok := mapGet(s.yr, e.node, "name"); ok && deref(v).Kind == yaml.ScalarNode {
 			name = deref(v).Value
 		}
 		out = append(out, fmt.Sprintf("patch entry: %s id=%s name=%s", e, quote(id), quote(name)))

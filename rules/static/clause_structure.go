@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
+	"github.com/dshaudit/dshaudit/internal/yamlmerge"
 )
 
 // check511: $.dsh.bundle.patch exists and is a non-empty string naming a
@@ -94,6 +95,7 @@ func check513(s *state) ClauseResult {
 		}
 	}
 	s.parsed = true
+	s.yr = yamlmerge.NewReader()
 	if len(doc.Content) > 0 {
 		s.doc = doc.Content[0]
 	}
@@ -215,17 +217,17 @@ func deref(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// mapGet returns the value node of key in a mapping node.
-func mapGet(m *yaml.Node, key string) (*yaml.Node, bool) {
+// mapGet returns the value node of key in a mapping node: the first time
+// it is written in the mapping, else the one its merge keys (`<<`) bring
+// in, as a YAML 1.1 loader with merge keys builds the mapping (the T3
+// rule reads patch and dump the same way). SPEC.md "T3 mount"
+// (interpretation — merge keys).
+func mapGet(yr *yamlmerge.Reader, m *yaml.Node, key string) (*yaml.Node, bool) {
 	if m == nil || m.Kind != yaml.MappingNode {
 		return nil, false
 	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key {
-			return m.Content[i+1], true
-		}
-	}
-	return nil, false
+	v, n := yr.Get(m, key)
+	return v, n > 0
 }
 
 // yamlKind names a node's type in JSON terms for messages.
@@ -276,7 +278,7 @@ func check514(s *state) ClauseResult {
 	}
 	for i, it := range top.Content {
 		if it = deref(it); it.Kind == yaml.MappingNode {
-			if _, ok := mapGet(it, "insert"); ok {
+			if _, ok := mapGet(s.yr, it, "insert"); ok {
 				s.insertItems = append(s.insertItems, insertItem{index: i, node: it})
 			}
 		}
@@ -318,9 +320,9 @@ func plural(n int, noun string) string {
 
 // insertEntries lists every entry of every insert list, and the problems
 // with insert values that are not lists.
-func insertEntries(items []insertItem) (entries []entryRef, problems []string) {
+func insertEntries(yr *yamlmerge.Reader, items []insertItem) (entries []entryRef, problems []string) {
 	for _, it := range items {
-		v, _ := mapGet(it.node, "insert")
+		v, _ := mapGet(yr, it.node, "insert")
 		v = deref(v)
 		if v.Kind != yaml.SequenceNode {
 			problems = append(problems, fmt.Sprintf("item %d (line %d): insert is %s, expected a list", it.index, v.Line, yamlKind(v)))
@@ -339,14 +341,18 @@ func check515(s *state) ClauseResult {
 	if len(s.insertItems) == 0 {
 		return notEvaluated("no insert list to check: clause 5.1.4 is not conforming")
 	}
-	entries, problems := insertEntries(s.insertItems)
+	entries, problems := insertEntries(s.yr, s.insertItems)
 	for _, e := range entries {
 		if e.node.Kind != yaml.MappingNode {
 			problems = append(problems, fmt.Sprintf("%s is %s, expected a mapping with id and name", e, yamlKind(e.node)))
 			continue
 		}
+		if p := s.yr.Problem(e.node); p != "" {
+			problems = append(problems, fmt.Sprintf("%s: a YAML loader with merge keys refuses the entry (%s)", e, p))
+			continue
+		}
 		for _, f := range []string{"id", "name"} {
-			v, ok := mapGet(e.node, f)
+			v, ok := mapGet(s.yr, e.node, f)
 			v = deref(v)
 			switch {
 			case !ok:

@@ -356,3 +356,34 @@ func TestMayBeItem(t *testing.T) {
 		t.Error("a Kelvin sign in the label: itemRE and mayBeItem should both take it")
 	}
 }
+
+// Merge keys are read as a YAML 1.1 loader with merge keys (js-yaml) builds
+// the mapping, as the T3 rule reads them: id, name, insert and optional
+// fields may come from a merge; a merge the loader refuses makes the
+// entry non-conforming. SPEC.md "T3 mount" (interpretation — merge keys).
+func TestPatchMergeKeys(t *testing.T) {
+	pkg := []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`)
+	schema := []byte(`{"properties":{"id":{"type":"string"},"name":{"type":"string"},"disabled":{"type":"boolean"}},"additionalProperties":false}`)
+	tests := []struct {
+		name, patch, clause string
+		status              Status
+		msg                 string
+	}{
+		{"id and name merged", "- insert:\n    - <<: {id: a, name: b}\n", "5.1.5", Conforming, ""},
+		{"insert merged", "- <<: {insert: [{id: a, name: b}]}\n", "5.1.4", Conforming, ""},
+		{"quoted << is a key", "- insert:\n    - \"<<\": {id: a, name: b}\n", "5.1.5", NonConforming, "id is missing"},
+		{"refused merge", "- insert:\n    - {id: a, name: b, <<: 3}\n", "5.1.5", NonConforming, "merge key's value is a scalar"},
+		{"merged field of the wrong type", "- insert:\n    - id: a\n      name: b\n      <<: {disabled: \"yes\"}\n", "5.1.6", NonConforming, "field \"disabled\" (merged in"},
+		{"merged field overridden", "- insert:\n    - id: a\n      name: b\n      disabled: true\n      <<: {disabled: \"yes\"}\n", "5.1.6", Conforming, ""},
+		{"merged unknown field", "- insert:\n    - id: a\n      name: b\n      <<: [{disabled: true}, {group: x}]\n", "5.1.6", NonConforming, "field \"group\" (merged in"},
+		{"merge key is not a field", "- insert:\n    - id: a\n      name: b\n      <<: {disabled: true}\n", "5.1.6", Conforming, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := clause(t, Input{PackageJSON: pkg, Patch: []byte(tt.patch), EntrySchema: schema}, tt.clause)
+			if c.Status != tt.status || !strings.Contains(c.Message, tt.msg) {
+				t.Errorf("%s: %s %s %q", tt.clause, c.Status, c.Observed, c.Message)
+			}
+		})
+	}
+}

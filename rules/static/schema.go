@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/dshaudit/dshaudit/internal/yamlmerge"
 )
 
 // entrySchema is the part of the entry JSON Schema dshaudit's minimal
@@ -127,33 +129,71 @@ func check516(s *state) ClauseResult {
 	if err != nil {
 		return ClauseResult{Status: NotCheckable, Observed: "unusable entry " + source, Message: err.Error()}
 	}
-	entries, _ := insertEntries(s.insertItems)
+	entries, _ := insertEntries(s.yr, s.insertItems)
 	var problems []string
 	checked := 0
+	checkField := func(e entryRef, key string, v *yaml.Node, from string) {
+		want, known := es.types[key]
+		if !known {
+			if es.noExtra {
+				problems = append(problems, fmt.Sprintf("%s: field %s%s is not in the entry schema, which allows no other fields", e, quote(key), from))
+			}
+			return
+		}
+		if t := deref(v).Tag; t == "!!js" || t == "!js" || t == "tag:yaml.org,2002:js" {
+			return // an expression the loader evaluates (Entry.disabledOf): its type is known only then
+		}
+		checked++
+		if got := nodeJSONType(v); !typeAllowed(got, want) {
+			sorted := append([]string(nil), want...)
+			sort.Strings(sorted)
+			problems = append(problems, fmt.Sprintf("%s: field %s%s is %s, the %s allows %s", e, quote(key), from, got, source, strings.Join(sorted, " or ")))
+		}
+	}
+	known := make([]string, 0, len(es.types))
+	for k := range es.types {
+		known = append(known, k)
+	}
+	sort.Strings(known)
 	for _, e := range entries {
-		if e.node.Kind != yaml.MappingNode {
+		if e.node.Kind != yaml.MappingNode || s.yr.Problem(e.node) != "" {
 			continue // reported by 5.1.5
 		}
+		written := map[string]bool{}
 		for i := 0; i+1 < len(e.node.Content); i += 2 {
 			k, v := e.node.Content[i], e.node.Content[i+1]
-			if k.Kind != yaml.ScalarNode || k.Value == "id" || k.Value == "name" {
+			if k.Kind != yaml.ScalarNode || yamlmerge.IsMergeKey(k) {
+				continue // a merge key is not a field: what it brings in is checked below
+			}
+			written[k.Value] = true
+			if k.Value == "id" || k.Value == "name" {
 				continue // id and name are clause 5.1.5's
 			}
-			want, known := es.types[k.Value]
-			if !known {
-				if es.noExtra {
-					problems = append(problems, fmt.Sprintf("%s: field %s is not in the entry schema, which allows no other fields", e, quote(k.Value)))
-				}
+			checkField(e, k.Value, v, "")
+		}
+		// Fields merge keys bring in (SPEC.md "T3 mount", interpretation —
+		// merge keys): each schema field the entry does not write, as the
+		// loader builds it; and, when the schema allows no other fields,
+		// every key of each merged mapping, each mapping once.
+		for _, f := range known {
+			if written[f] || f == "id" || f == "name" {
 				continue
 			}
-			if t := deref(v).Tag; t == "!!js" || t == "!js" || t == "tag:yaml.org,2002:js" {
-				continue // an expression the loader evaluates (Entry.disabledOf): its type is known only then
+			if v, n := s.yr.Get(e.node, f); n > 0 {
+				checkField(e, f, v, fmt.Sprintf(" (merged in, line %d)", v.Line))
 			}
-			checked++
-			if got := nodeJSONType(v); !typeAllowed(got, want) {
-				sorted := append([]string(nil), want...)
-				sort.Strings(sorted)
-				problems = append(problems, fmt.Sprintf("%s: field %s is %s, the %s allows %s", e, quote(k.Value), got, source, strings.Join(sorted, " or ")))
+		}
+		if es.noExtra {
+			for _, src := range s.yr.MergedOnce(e.node) {
+				for i := 0; i+1 < len(src.Content); i += 2 {
+					k := src.Content[i]
+					if k.Kind != yaml.ScalarNode || yamlmerge.IsMergeKey(k) || k.Value == "id" || k.Value == "name" {
+						continue
+					}
+					if _, known := es.types[k.Value]; !known {
+						problems = append(problems, fmt.Sprintf("%s: field %s (merged in, line %d) is not in the entry schema, which allows no other fields", e, quote(k.Value), k.Line))
+					}
+				}
 			}
 		}
 	}
