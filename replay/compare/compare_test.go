@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -67,6 +68,14 @@ func TestNormalise(t *testing.T) {
 		"open /tmp/dshaudit-123/x.tgz failed\n":                                    "open <TMP> failed\n",
 		"   ╭──╮\n   │ Update available! │\n   ╰──╯\nPackages: +1\n":               "Packages: +1\n",
 		"Progress: resolved 1, reused 0, downloaded 1, added 1, done\n+ x 1.0.0\n": "+ x 1.0.0\n",
+		// Only a whole box goes (SPEC.md "Normalisation"): lone │ … │
+		// lines, a box never closed and a closing line alone stay.
+		"│ x │\nok\n":                           "│ x │\nok\n",
+		"ok\n  │ plugin table │  \n":            "ok\n  │ plugin table │  \n",
+		"╭──╮\n│ a │\nnot a box line\n╰──╯\n":   "╭──╮\n│ a │\nnot a box line\n╰──╯\n",
+		"╭──╮\n│ a │\n":                         "╭──╮\n│ a │\n",
+		"│ a │\n╰──╯\n":                         "│ a │\n╰──╯\n",
+		"x\n   ╭─╮\n   │ a │\n   │ b │\n   ╰─╯": "x\n",
 	} {
 		if got := string(Normalise([]byte(in))); got != want {
 			t.Errorf("Normalise(%q) = %q, want %q", in, got, want)
@@ -75,5 +84,23 @@ func TestNormalise(t *testing.T) {
 	// What must reproduce is not normalised away.
 	if string(Normalise([]byte("+ hello-dsh-plugin 1.0.0\n"))) != "+ hello-dsh-plugin 1.0.0\n" {
 		t.Error("normalisation changed the added-dependency line")
+	}
+	// The real pnpm update notice (testdata/dsh-evidence) goes whole.
+	real, err := os.ReadFile("../../testdata/dsh-evidence/hello/t1.stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Normalise(real); bytes.ContainsAny(got, "╭│╰") || !bytes.HasPrefix(got, []byte("Packages: +1\n")) {
+		t.Errorf("real update notice not removed: %q", got)
+	}
+}
+
+// A difference in a │ … │ line outside a pnpm box is a difference: a
+// plugin's own boxed message or table is output. SPEC.md "Normalisation".
+func TestNormaliseKeepsLoneBoxLines(t *testing.T) {
+	a := Normalise([]byte("dsh web: ready\n│ plugin: hello │\n"))
+	b := Normalise([]byte("dsh web: ready\n│ plugin: other │\n"))
+	if bytes.Equal(a, b) {
+		t.Errorf("a lone │ … │ line difference is normalised away: %q", a)
 	}
 }

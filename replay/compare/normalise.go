@@ -20,10 +20,13 @@ type rule struct {
 
 // normalisations are applied in order to every evidence file before comparison.
 var normalisations = []rule{
-	// pnpm's notices that depend on the registry's state today.
-	// Only the box's own lines (╭─…─╮, │ … │, ╰─…─╯): a tree pnpm
-	// prints also starts lines with │ and must not be cut here.
-	{"pnpm update notice", lazyregexp.New(`(?m)^[ \t]*(?:╭─*╮|│.*│|╰─*╯)[ \t]*(?:\n|$)`), nil, nil},
+	// pnpm's notices that depend on the registry's state today: a whole
+	// box, a ╭─…─╮ line, the │ … │ lines under it and the ╰─…─╯ line
+	// that closes it. A │ … │ line outside such a box (a plugin's own
+	// message, a table) is output and stays, as does a box never closed;
+	// a tree pnpm prints also starts lines with │ and must not be cut
+	// here. SPEC.md "Normalisation".
+	{"pnpm update notice", lazyregexp.New(`(?m)^[ \t]*╭─*╮[ \t]*\n(?:[ \t]*│.*│[ \t]*\n)*[ \t]*╰─*╯[ \t]*(?:\n|$)`), nil, nil},
 	{"progress lines", lazyregexp.New(`(?m)^Progress: .*\n?`), nil, nil},
 	{"timestamps", lazyregexp.New(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`), []byte("<TIME>"), nil},
 	{"durations", lazyregexp.New(`\b\d+(\.\d+)?(ms|s)\b`), []byte("<DURATION>"), nil},
