@@ -44,8 +44,8 @@ type answer struct {
 	busy bool // being computed: a merge cycle reaching it again finds nothing
 }
 
-// Reader answers key lookups in the mappings of one document. The zero
-// value is not usable; use NewReader.
+// Reader answers key lookups in the mappings of one document. Its zero
+// value is ready to use.
 type Reader struct {
 	memo  map[memoKey]*answer
 	probs map[*yaml.Node]*problem
@@ -57,9 +57,9 @@ type problem struct {
 	busy bool
 }
 
-// NewReader returns a Reader with empty memos.
+// NewReader returns a Reader with empty memos (made on first use).
 func NewReader() *Reader {
-	return &Reader{memo: map[memoKey]*answer{}, probs: map[*yaml.Node]*problem{}}
+	return &Reader{}
 }
 
 // Get returns the value (alias resolved) of key in the mapping m and how
@@ -75,6 +75,26 @@ func (r *Reader) Get(m *yaml.Node, key string) (*yaml.Node, int) {
 	if m == nil || m.Kind != yaml.MappingNode {
 		return nil, 0
 	}
+	// The keys written in m need no memo: they are one pass over m.
+	// Only a lookup that goes through merges is remembered.
+	var v *yaml.Node
+	n, merges := 0, false
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if IsMergeKey(m.Content[i]) {
+			merges = true
+			continue
+		}
+		k := Resolve(m.Content[i])
+		if k.Kind == yaml.ScalarNode && k.Value == key {
+			if v == nil {
+				v = Resolve(m.Content[i+1])
+			}
+			n++
+		}
+	}
+	if n > 0 || !merges {
+		return v, n
+	}
 	mk := memoKey{m, key}
 	if a, ok := r.memo[mk]; ok {
 		if a.busy {
@@ -83,24 +103,13 @@ func (r *Reader) Get(m *yaml.Node, key string) (*yaml.Node, int) {
 		return a.v, a.n
 	}
 	a := &answer{busy: true}
-	r.memo[mk] = a
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if IsMergeKey(m.Content[i]) {
-			continue
-		}
-		k := Resolve(m.Content[i])
-		if k.Kind == yaml.ScalarNode && k.Value == key {
-			if a.v == nil {
-				a.v = Resolve(m.Content[i+1])
-			}
-			a.n++
-		}
+	if r.memo == nil {
+		r.memo = map[memoKey]*answer{}
 	}
-	if a.n == 0 {
-		for i := 0; i+1 < len(m.Content) && a.n == 0; i += 2 {
-			if IsMergeKey(m.Content[i]) {
-				a.v, a.n = r.fromSource(Resolve(m.Content[i+1]), key)
-			}
+	r.memo[mk] = a
+	for i := 0; i+1 < len(m.Content) && a.n == 0; i += 2 {
+		if IsMergeKey(m.Content[i]) {
+			a.v, a.n = r.fromSource(Resolve(m.Content[i+1]), key)
 		}
 	}
 	a.busy = false
@@ -126,6 +135,9 @@ func (r *Reader) fromSource(src *yaml.Node, key string) (*yaml.Node, int) {
 		return a.v, a.n
 	}
 	a := &answer{busy: true}
+	if r.memo == nil {
+		r.memo = map[memoKey]*answer{}
+	}
 	r.memo[mk] = a
 	for _, it := range src.Content {
 		if it = Resolve(it); it.Kind == yaml.MappingNode {
@@ -162,7 +174,13 @@ func (r *Reader) problem(m *yaml.Node) string {
 		}
 		return p.text
 	}
+	if m.Kind == yaml.MappingNode && !hasMergeKey(m) {
+		return "" // nothing to follow, nothing to remember
+	}
 	p := &problem{busy: true}
+	if r.probs == nil {
+		r.probs = map[*yaml.Node]*problem{}
+	}
 	r.probs[m] = p
 	if m.Kind == yaml.SequenceNode { // a merge value's list
 		for _, it := range m.Content {
@@ -196,6 +214,15 @@ func (r *Reader) problem(m *yaml.Node) string {
 	}
 	p.busy = false
 	return p.text
+}
+
+func hasMergeKey(m *yaml.Node) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if IsMergeKey(m.Content[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func kind(n *yaml.Node) string {
