@@ -24,8 +24,6 @@ var (
 	// DSHIO/T 10 8.1: a conformance claim without standard number,
 	// version, scope and environment.
 	bareClaimRE = lazyregexp.New(`(?i)\b(conforms?|conformant|conformity|compliant|complies)\b[^.]*\bDSHIO\b|\bDSHIO[\s-]+(compliant|conformant|approved)\b`)
-	// A declaration that Parse could not read.
-	malformedRE = lazyregexp.New(`(?i)\bconforms?\s+to\s+DSHIO/T`)
 	// DSHIO/T 10 8.3: retired or number-less citation forms.
 	retiredRE    = lazyregexp.New(`\bDSHIO-DEV\b`)
 	numberlessRE = lazyregexp.New(`(?i)\bDSHIO\s+(plugin\s+)?standard\s+clause\b|\bDSHIO\s+clause\s+\d`)
@@ -56,9 +54,6 @@ func forbidden(lines []string, declLines map[int]bool, pkgNames ...string) []Fin
 		}
 		if !declLines[i+1] && bareClaimRE.MatchString(l) && !strings.Contains(l, "DSHIO/T") {
 			add(i, "DSHIO/T 10 8.1", "a conformance claim without the standard number and edition, baseline, scope and environment fingerprint")
-		}
-		if !declLines[i+1] && malformedRE.MatchString(l) {
-			add(i, "DSHIO/T 10 8.1", `a declaration not in the form "Conforms to DSHIO/T 10—YYYY (baseline DSH X.Y.Z, static + dynamic layer)" (or "static layer only")`)
 		}
 		if retiredRE.MatchString(l) {
 			add(i, "DSHIO/T 10 8.3", `cites the retired legacy code "DSHIO-DEV"`)
