@@ -174,12 +174,13 @@ func checkDeclaration(d Declaration, f Facts, pkg string) []Finding {
 		// a text that names none could be any package's README.
 		bad(d.Line, KindNotBacked, "DSHIO/T 10 7.2, 7.5", "names no package (no Package: line) and no --package was given: the bundle backs only %s's claim", f.Package)
 	}
-	for _, v := range []Field{
+	firsts := []Field{
 		{FieldTested, d.Tested, d.TestedLine},
 		{FieldFingerprint, d.Fingerprint, d.FPLine},
 		{FieldPackage, d.Package, d.PackageLine},
 		{FieldBundle, d.Bundle, d.BundleLine},
-	} {
+	}
+	for _, v := range firsts {
 		if v.Value != "" {
 			out = append(out, checkField(v, f)...)
 		}
@@ -189,7 +190,7 @@ func checkDeclaration(d Declaration, f Facts, pkg string) []Finding {
 	// is not the bundle's is reported. An identical repetition says
 	// nothing new and is not a finding.
 	for _, r := range d.Repeated {
-		first := map[string]string{FieldTested: d.Tested, FieldFingerprint: d.Fingerprint, FieldPackage: d.Package, FieldBundle: d.Bundle}[r.Name]
+		first := firsts[slices.IndexFunc(firsts, func(v Field) bool { return v.Name == r.Name })].Value
 		if r.Value == first {
 			continue
 		}
