@@ -52,10 +52,11 @@ func read(text string) page {
 func (p page) scanned() []string {
 	out := make([]string, len(p.visible))
 	for i, v := range p.visible {
+		parts := []string{v}
 		for _, h := range p.hidden[i] {
-			v += " " + h.text
+			parts = append(parts, h.text)
 		}
-		out[i] = v
+		out[i] = strings.Join(parts, " ")
 	}
 	return out
 }
