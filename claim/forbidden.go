@@ -9,8 +9,9 @@ import (
 
 // Forbidden-statement patterns (SPEC.md "Claims"). Each is matched against
 // every normalised line of the text, declarations or not, what its HTML
-// comments hold included (page.scanned). A declaration that does not
-// parse, or that hides in a comment, is visible.go's (unread).
+// comments, tags, link targets etc. hold included (page.scanned). A
+// declaration that does not parse, or that hides in a comment or other
+// text a rendered page does not show, is visible.go's (unread).
 var (
 	// DSHIO/T 10 8.2: no certified state exists while v1.0 is in force.
 	// The word itself is rules.ClaimsCertified's (confusables folded);

@@ -85,8 +85,9 @@ var (
 	markupRE = lazyregexp.New("\\*\\*|__|`|<br\\s*/?>|</?[a-zA-Z][^>]*>")
 )
 
-// Lines splits text into lines as a reader sees them (HTML comments
-// taken out, normalised), keeping 1-based numbering.
+// Lines splits text into lines as a reader sees them (HTML comments and
+// the rest of what a rendered page does not show as text taken out,
+// normalised; SPEC.md "Reading the text"), keeping 1-based numbering.
 func Lines(text string) []string {
 	return read(text).visible
 }

@@ -29,9 +29,9 @@ func TestReaderForm(t *testing.T) {
 }
 
 // HTML comments are taken out of the lines they span, line numbers kept.
-func TestSplitComments(t *testing.T) {
+func TestSplitHidden(t *testing.T) {
 	text := "a<!-- b -->c\n<!--\nd\ne --> f\ng <!--> h <!---> i\nj <!-- k\n\nl"
-	vis, hid := splitComments(strings.Split(text, "\n"))
+	vis, hid := splitHidden(strings.Split(text, "\n"))
 	wantVis := []string{"ac", "", "", " f", "g  h  i", "j ", "", ""}
 	if !slices.Equal(vis, wantVis) {
 		t.Errorf("visible %q, want %q", vis, wantVis)
@@ -39,12 +39,37 @@ func TestSplitComments(t *testing.T) {
 	var got []string
 	for i, hs := range hid {
 		for _, h := range hs {
-			got = append(got, fmt.Sprintf("%d|%s|%d", i+1, h.text, h.comment))
+			got = append(got, fmt.Sprintf("%d|%s|%d", i+1, h.text, h.span))
 		}
 	}
 	want := []string{"1| b |0", "2||1", "3|d|1", "4|e |1", "6| k|2", "7||2", "8|l|2"}
 	if !slices.Equal(got, want) {
 		t.Errorf("hidden %q, want %q", got, want)
+	}
+}
+
+// Each construct a rendered page does not show as text is taken out,
+// shown text around it kept (SPEC.md "Reading the text").
+func TestSplitHiddenConstructs(t *testing.T) {
+	for _, c := range []struct{ in, vis, hid string }{
+		{`a ![alt](x.png "t") b`, "a  b", `[alt](x.png "t")`},
+		{`a ![alt [x] y][ref] b`, "a  b", `[alt [x] y][ref]`},
+		{`[text](u "t (x)") b`, "[text] b", `(u "t (x)")`},
+		{`[text][ref] b`, "[text] b", `[ref]`},
+		{`> [ref]: http://a 'T'`, "> ", `[ref]: http://a 'T'`},
+		{`a <span title="x > y">b</span>`, "a b", `span title="x > y"|/span`},
+		{`a <b c`, "a ", `b c`},
+		{`a <style>x</style> b`, "a  b", `style>x</style`},
+		{`x < y, [a] (b) <!-->`, "x < y, [a] (b) ", ``},
+	} {
+		vis, hid := splitHidden([]string{c.in})
+		var hs []string
+		for _, h := range hid[0] {
+			hs = append(hs, h.text)
+		}
+		if vis[0] != c.vis || strings.Join(hs, "|") != c.hid {
+			t.Errorf("%q: visible %q hidden %q, want %q %q", c.in, vis[0], strings.Join(hs, "|"), c.vis, c.hid)
+		}
 	}
 }
 
@@ -71,6 +96,20 @@ func TestUnread(t *testing.T) {
 		{"unterminated comment", "x <!-- y\n\n" + decl, nil, []int{3}},
 		{"wrapped round a comment", "Conforms to\n<!--\n-->\nDSHIO/T 10—2026 (baseline DSH 0.2.2-rc.1, static layer only)", nil, []int{1}},
 		{"comment text is not a claim", "<!-- TODO: badges -->\n" + decl, []int{2}, nil},
+		{"image alt text", "![" + decl + "](x.png)", nil, []int{1}},
+		{"image alt text over lines", "![x\n" + decl + "\nTested: 2026-11-20\n](x.png)", nil, []int{2}},
+		{"link reference definition", "[//]: # (" + decl + ")", nil, []int{1}},
+		{"definition title on the next line", "[x]: http://a\n\"" + decl + "\"", nil, []int{2}},
+		{"link title", "See [a](http://a \"" + decl + "\").", nil, []int{1}},
+		{"link title holding a parenthesis", "[a](u \"x) " + decl + "\")", nil, []int{1}},
+		{"title attribute", `<span title="` + decl + `">x</span>`, nil, []int{1}},
+		{"alt attribute on the tag's second line", "<img src=x.png\n     alt=\"" + decl + "\">", nil, []int{2}},
+		{"field in an alt attribute", decl + "\n<img alt=\"Tested: 2026-11-20\">", []int{1}, []int{2}},
+		{"script element", "<script>\n" + decl + "\n</script>", nil, []int{2}},
+		{"tags around a declaration", `<span title="x">` + decl + "</span>", []int{1}, nil},
+		{"details content is shown", "<details><summary>Conformance</summary>\n\n" + decl + "\n\n</details>", []int{3}, nil},
+		{"badges", "[![DSHIO](https://img.shields.io/badge/DSHIO%2FT%2010-2026-blue)](#conformance)\n\n" + decl, []int{3}, nil},
+		{"paragraph after a definition", "[x]: http://a\n" + decl, []int{2}, nil},
 	} {
 		p := read(c.text)
 		decls := parseLines(p.visible)
