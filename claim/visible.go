@@ -494,6 +494,25 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // letters a reader takes for DSHIO's I and O.
 var declHeadRE = lazyregexp.New(`\bconforms?\s*to\s*dsh[i1l|]\s*[o0]\s*/\s*t`)
 
+// declHeads are the declaration starts in folded (declFold's form) that a
+// reader takes for one: a start a negation governs ("does not conform to
+// DSHIO/T 10") is a denial, not a declaration.
+func declHeads(folded string) [][]int {
+	var out [][]int
+	for _, m := range declHeadRE.Re().FindAllStringIndex(folded, -1) {
+		if !denied(folded, m[0]) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// denied reports whether a negation governs the claim word at offset at
+// of folded (negationRE).
+func denied(folded string, at int) bool {
+	return negationRE.MatchString(folded[max(0, at-40):at])
+}
+
 // hiddenFieldRE is a declaration's field (parse.go's field patterns) as
 // hidden text holds it: first, or after the quote, parenthesis, bracket
 // or "=" that opens an attribute value, a title or an alt text.
@@ -537,7 +556,7 @@ func unread(p page, declLines map[int]bool) []Finding {
 	hiding := map[int]bool{} // constructs already reported, one finding each
 	for i, hs := range p.hidden {
 		for _, h := range hs {
-			if !hiding[h.span] && (declHeadRE.MatchString(declFold(h.text)) || hiddenFieldRE.MatchString(h.text)) {
+			if !hiding[h.span] && (len(declHeads(declFold(h.text))) > 0 || hiddenFieldRE.MatchString(h.text)) {
 				hiding[h.span] = true
 				add(i, h.text, fmt.Sprintf("a declaration (or one of its fields) inside %s: a reader of the rendered page does not see it as text, and it is not read", h.kind))
 			}
@@ -567,7 +586,7 @@ func unread(p page, declLines map[int]bool) []Finding {
 		}
 		seen := map[int]int{} // line → heads within it
 		flagged := map[int]bool{}
-		for _, m := range declHeadRE.Re().FindAllStringIndex(joined, -1) {
+		for _, m := range declHeads(joined) {
 			k, _ := slices.BinarySearch(ends, m[0]) // the line m starts in
 			i := first + k
 			if m[1] <= ends[k] && declLines[i+1] {

@@ -95,6 +95,8 @@ func TestUnread(t *testing.T) {
 		{"field in a comment", decl + "\n<!-- Tested: 2026-11-20 -->\n", []int{1}, []int{2}},
 		{"unterminated comment", "x <!-- y\n\n" + decl, nil, []int{3}},
 		{"wrapped round a comment", "Conforms to\n<!--\n-->\nDSHIO/T 10—2026 (baseline DSH 0.2.2-rc.1, static layer only)", nil, []int{1}},
+		{"a denial is not a declaration", "It does not conform to DSHIO/T 10—2026 (baseline DSH 0.2.2-rc.1, static + dynamic layer).\n<!-- does not conform to DSHIO/T 10 -->", nil, nil},
+		{"a denial and a declaration", "Does not conform to DSHIO/T 20 but conforms to DSHIO/T 10 in full.", nil, []int{1}},
 		{"comment text is not a claim", "<!-- TODO: badges -->\n" + decl, []int{2}, nil},
 		{"image alt text", "![" + decl + "](x.png)", nil, []int{1}},
 		{"image alt text over lines", "![x\n" + decl + "\nTested: 2026-11-20\n](x.png)", nil, []int{2}},
