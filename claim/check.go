@@ -106,6 +106,7 @@ func Check(text string, f Facts, pkg string) Result {
 	}
 	res.Findings = append(res.Findings, forbidden(pg.scanned(), declLines, packageName(f.Package))...)
 	res.Findings = append(res.Findings, unread(pg, declLines)...)
+	res.Findings = append(res.Findings, reordered(pg, decls)...)
 	if len(decls) == 0 {
 		res.Findings = append(res.Findings, Finding{Line: 0, Kind: KindNotBacked, Clause: "DSHIO/T 10 8.1", Message: "no declaration of conformity found in the text"})
 	}

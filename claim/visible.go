@@ -25,6 +25,10 @@ type page struct {
 	// as text, normalised, one per hidden construct the line holds, empty
 	// ones included.
 	hidden [][]hiddenPart
+	// bidi[i] reports whether line i+1, as written, holds a bidirectional
+	// control character (Unicode Bidi_Control: U+061C, U+200E, U+200F,
+	// U+202A–U+202E, U+2066–U+2069), which normalise removes.
+	bidi []bool
 }
 
 // hiddenPart is the part of one line inside one hidden construct.
@@ -50,15 +54,42 @@ const (
 func read(text string) page {
 	raw := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	vis, hid := splitHidden(raw)
-	p := page{visible: make([]string, len(raw)), hidden: make([][]hiddenPart, len(raw))}
+	p := page{visible: make([]string, len(raw)), hidden: make([][]hiddenPart, len(raw)), bidi: make([]bool, len(raw))}
 	for i := range raw {
 		p.visible[i] = normalise(vis[i])
 		for _, h := range hid[i] {
 			h.text = normalise(h.text)
 			p.hidden[i] = append(p.hidden[i], h)
 		}
+		p.bidi[i] = strings.ContainsFunc(raw[i], isBidiControl)
 	}
 	return p
+}
+
+func isBidiControl(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }
+
+// reordered reports every line of a parsed declaration (its "Conforms
+// to" line and its field lines) that holds a bidirectional control
+// character: the line is read with them removed, but a renderer applies
+// them, so it may display in another order than it reads (SPEC.md
+// "Forbidden statements").
+func reordered(p page, decls []Declaration) []Finding {
+	var lines []int
+	for _, d := range decls {
+		lines = append(lines, d.Line, d.TestedLine, d.FPLine, d.PackageLine, d.BundleLine)
+		lines = append(lines, d.DeviationLines...)
+		for _, r := range d.Repeated {
+			lines = append(lines, r.Line)
+		}
+	}
+	slices.Sort(lines)
+	var out []Finding
+	for _, l := range slices.Compact(lines) {
+		if l > 0 && p.bidi[l-1] {
+			out = append(out, Finding{Line: l, Kind: KindForbidden, Clause: "DSHIO/T 10 8.1", Message: "a line of a declaration holds bidirectional control characters: it may display otherwise than it reads", Text: clip(p.visible[l-1])})
+		}
+	}
+	return out
 }
 
 // scanned is line i as the forbidden-statement rules read it: visible and
@@ -444,7 +475,8 @@ var mdEscapeRE = lazyregexp.New("\\\\([!-/:-@\\[-`{-~])")
 // backslash escapes and HTML character references (&nbsp;, &#x43;)
 // resolved, every space separator (\p{Zs}, e.g. U+00A0) a plain space,
 // invisible format characters (\p{Cf}: zero-width spaces and joiners,
-// U+2060, U+FEFF, soft hyphens, bidi controls) removed, and the
+// U+2060, U+FEFF, soft hyphens, bidi controls: reordered flags a
+// declaration's line that held one) removed, and the
 // emphasis delimiters removed: every "*", and every run of "_" that does
 // not stand between two letters or digits (my_plugin keeps its "_").
 func readerForm(s string) string {

@@ -144,3 +144,30 @@ func TestParseRepeatedFields(t *testing.T) {
 		t.Errorf("package %q line %d repeated %+v, want a@1.0.0 line 2 %+v", d.Package, d.PackageLine, d.Repeated, want)
 	}
 }
+
+// A line of a parsed declaration that holds a bidi control is flagged:
+// it is read with the control removed but displayed with it applied.
+func TestReordered(t *testing.T) {
+	const decl = "Conforms to DSHIO/T 10—2026 (baseline DSH 0.2.2-rc.1, static layer only)"
+	for _, c := range []struct {
+		name, text string
+		flagged    []int
+	}{
+		{"none", decl + "\nTested: 2026-11-20", nil},
+		{"override in the declaration", strings.Replace(decl, "static", "\u202estatic", 1) + "\u202c\nTested: 2026-11-20", []int{1}},
+		{"isolate in a field", decl + "\nPackage: \u2066a@1.0.0\u2069\nTested: 2026-11-20", []int{2}},
+		{"mark in a deviation", decl + "\nCondition deviation: x: a changed to b (c\u200f)", []int{2}},
+		{"embedding in a repeated field", decl + "\nTested: 2026-11-20\nTested: \u202a2026-11-20", []int{3}},
+		{"prose between fields", decl + "\n\u202bשלום\u202c\nTested: 2026-11-20", nil},
+		{"prose outside a declaration", "\u202ex\u202c\n\n" + decl, nil},
+	} {
+		p := read(c.text)
+		var flagged []int
+		for _, f := range reordered(p, parseLines(p.visible)) {
+			flagged = append(flagged, f.Line)
+		}
+		if !slices.Equal(flagged, c.flagged) {
+			t.Errorf("%s: flagged %v, want %v", c.name, flagged, c.flagged)
+		}
+	}
+}
