@@ -94,8 +94,8 @@ type Result struct {
 // package.json beside a README from a tarball): another version is
 // another object and is not backed (DSHIO/T 10 7.2, 7.5).
 func Check(text string, f Facts, pkg string) Result {
-	lines := Lines(text)
-	decls := Parse(text)
+	pg := read(text)
+	decls := parseLines(pg.visible)
 	res := Result{Declarations: decls}
 	if res.Declarations == nil {
 		res.Declarations = []Declaration{}
@@ -104,7 +104,9 @@ func Check(text string, f Facts, pkg string) Result {
 	for _, d := range decls {
 		declLines[d.Line] = true
 	}
-	res.Findings = append(res.Findings, forbidden(lines, declLines, packageName(f.Package))...)
+	res.Findings = append(res.Findings, forbidden(pg.scanned(), declLines, packageName(f.Package))...)
+	res.Findings = append(res.Findings, unread(pg, declLines)...)
+	res.Findings = append(res.Findings, reordered(pg, decls)...)
 	if len(decls) == 0 {
 		res.Findings = append(res.Findings, Finding{Line: 0, Kind: KindNotBacked, Clause: "DSHIO/T 10 8.1", Message: "no declaration of conformity found in the text"})
 	}
@@ -164,33 +166,77 @@ func checkDeclaration(d Declaration, f Facts, pkg string) []Finding {
 	}
 	if d.Tested == "" {
 		bad(d.Line, KindNotBacked, "DSHIO/T 10 8.1", "declares no test date (Tested: YYYY-MM-DD)")
-	} else if d.Tested != f.TestDate {
-		bad(d.TestedLine, KindContradicts, "DSHIO/T 10 8.1", "test date %s; the bundle was tested on %s", d.Tested, f.TestDate)
 	}
-	if d.Fingerprint == "" {
-		if f.Fingerprint != "" { // a static-only bundle has no sandbox environment
-			bad(d.Line, KindNotBacked, "DSHIO/T 10 8.1", "declares no environment fingerprint")
-		}
-	} else {
-		if _, err := rules.ParseFingerprint(d.Fingerprint); err != nil {
-			bad(d.FPLine, KindNotBacked, "DSHIO/T 21 5.2", "the declared fingerprint is not a fingerprint: %v", err)
-		}
-		if d.Fingerprint != f.Fingerprint {
-			bad(d.FPLine, KindContradicts, "DSHIO/T 21 5.2", "fingerprint %q; the bundle's is %q", d.Fingerprint, f.Fingerprint)
-		}
+	if d.Fingerprint == "" && f.Fingerprint != "" { // a static-only bundle has no sandbox environment
+		bad(d.Line, KindNotBacked, "DSHIO/T 10 8.1", "declares no environment fingerprint")
 	}
-	switch {
-	case d.Package != "" && d.Package != f.Package:
-		bad(d.PackageLine, KindContradicts, "DSHIO/T 10 7.2", "declares %s; the bundle tested %s", d.Package, f.Package)
-	case d.Package == "" && pkg == "":
+	if d.Package == "" && pkg == "" {
 		// A bundle backs the claim of the one package version it tested;
 		// a text that names none could be any package's README.
 		bad(d.Line, KindNotBacked, "DSHIO/T 10 7.2, 7.5", "names no package (no Package: line) and no --package was given: the bundle backs only %s's claim", f.Package)
 	}
-	if d.Bundle != "" && d.Bundle != f.BundleDigest {
-		bad(d.BundleLine, KindContradicts, "DSHIO/T 20 12.2", "names evidence bundle %s; this bundle is %s", d.Bundle, f.BundleDigest)
+	firsts := []Field{
+		{FieldTested, d.Tested, d.TestedLine},
+		{FieldFingerprint, d.Fingerprint, d.FPLine},
+		{FieldPackage, d.Package, d.PackageLine},
+		{FieldBundle, d.Bundle, d.BundleLine},
+	}
+	for _, v := range firsts {
+		if v.Value != "" {
+			out = append(out, checkField(v, f)...)
+		}
+	}
+	// A field given twice is checked twice: a second value that differs
+	// from the first is a contradiction of its own, and whichever of them
+	// is not the bundle's is reported. An identical repetition says
+	// nothing new and is not a finding.
+	for _, r := range d.Repeated {
+		first := firsts[slices.IndexFunc(firsts, func(v Field) bool { return v.Name == r.Name })].Value
+		if r.Value == first {
+			continue
+		}
+		bad(r.Line, KindContradicts, fieldClause[r.Name], "declares two different %s values: %q and %q", r.Name, first, r.Value)
+		out = append(out, checkField(r, f)...)
 	}
 	out = append(out, checkDeviations(d, f.Deviations)...)
+	return out
+}
+
+// fieldClause is the clause a field's value answers to.
+var fieldClause = map[string]string{
+	FieldTested:      "DSHIO/T 10 8.1",
+	FieldFingerprint: "DSHIO/T 21 5.2",
+	FieldPackage:     "DSHIO/T 10 7.2",
+	FieldBundle:      "DSHIO/T 20 12.2",
+}
+
+// checkField compares one declared value with the bundle's.
+func checkField(v Field, f Facts) []Finding {
+	var out []Finding
+	bad := func(kind Kind, format string, args ...any) {
+		out = append(out, Finding{Line: v.Line, Kind: kind, Clause: fieldClause[v.Name], Message: fmt.Sprintf(format, args...)})
+	}
+	switch v.Name {
+	case FieldTested:
+		if v.Value != f.TestDate {
+			bad(KindContradicts, "test date %s; the bundle was tested on %s", v.Value, f.TestDate)
+		}
+	case FieldFingerprint:
+		if _, err := rules.ParseFingerprint(v.Value); err != nil {
+			bad(KindNotBacked, "the declared fingerprint is not a fingerprint: %v", err)
+		}
+		if v.Value != f.Fingerprint {
+			bad(KindContradicts, "fingerprint %q; the bundle's is %q", v.Value, f.Fingerprint)
+		}
+	case FieldPackage:
+		if v.Value != f.Package {
+			bad(KindContradicts, "declares %s; the bundle tested %s", v.Value, f.Package)
+		}
+	case FieldBundle:
+		if v.Value != f.BundleDigest {
+			bad(KindContradicts, "names evidence bundle %s; this bundle is %s", v.Value, f.BundleDigest)
+		}
+	}
 	return out
 }
 

@@ -83,7 +83,8 @@ func hasReason(text, want string) bool {
 
 // normValue compares a bundle value with README text as a reader sees it:
 // the Markdown the README's line loses (code spans, emphasis, tags such as
-// "<package-spec>") is removed from both, and runs of space are one space.
+// "<package-spec>") is removed from both, both are read as readerForm
+// reads a line, and runs of space are one space.
 func normValue(s string) string {
-	return strings.Join(strings.Fields(markupRE.ReplaceAllString(s, "")), " ")
+	return strings.Join(strings.Fields(readerForm(markupRE.ReplaceAllString(s, ""))), " ")
 }

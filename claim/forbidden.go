@@ -1,14 +1,15 @@
 package claim
 
 import (
-	"strings"
-
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
 // Forbidden-statement patterns (SPEC.md "Claims"). Each is matched against
-// every normalised line of the text, declarations or not.
+// every normalised line of the text, declarations or not, what its HTML
+// comments, tags, link targets etc. hold included (page.scanned). A
+// declaration that does not parse, or that hides in a comment or other
+// text a rendered page does not show, is visible.go's (unread).
 var (
 	// DSHIO/T 10 8.2: no certified state exists while v1.0 is in force.
 	// The word itself is rules.ClaimsCertified's (confusables folded);
@@ -24,14 +25,40 @@ var (
 	// DSHIO/T 10 8.1: a conformance claim without standard number,
 	// version, scope and environment.
 	bareClaimRE = lazyregexp.New(`(?i)\b(conforms?|conformant|conformity|compliant|complies)\b[^.]*\bDSHIO\b|\bDSHIO[\s-]+(compliant|conformant|approved)\b`)
-	// A declaration that Parse could not read.
-	malformedRE = lazyregexp.New(`(?i)\bconforms?\s+to\s+DSHIO/T`)
+	// DSHIO/T 10 8.1: any other wording a reader takes for a conformance
+	// claim naming DSHIO/T ("complies with", "compliant to", "meets",
+	// "DSHIO/T 10 compliant", …), matched on declFold's form. A word of
+	// the claim and DSHIO/T stand in one sentence, at most 8 words apart.
+	otherClaimRE = lazyregexp.New(`\b(?:conform(?:s|ing|ant)?|compl(?:y|ies|iant)|meets?|satisf(?:y|ies)|fulfil(?:l?s)?|adheres?|in\s+(?:full\s+)?(?:conformity|conformance|compliance))\b(?:\s+(?:[^\s.!?;]|[.!?;]\S)+){0,8}?\s+` + dshioT + `|` + dshioT + `\s*\d+\S*?(?:\s+\S+){0,2}?[\s-]+(?:compliant|conformant|conforming)\b`)
+	// A negation governing the claim's word (a word or two between) makes
+	// it a denial: "does not conform", "is not fully compliant",
+	// "non-conforming", "no longer meets".
+	negationRE = lazyregexp.New(`(?:\bnot|n't|\bnever|\bnon-?|\bno\s+longer|\bfails?\s+to|\bcannot)\s*(?:\S+\s+){0,2}$`)
 	// DSHIO/T 10 8.3: retired or number-less citation forms.
 	retiredRE    = lazyregexp.New(`\bDSHIO-DEV\b`)
 	numberlessRE = lazyregexp.New(`(?i)\bDSHIO\s+(plugin\s+)?standard\s+clause\b|\bDSHIO\s+clause\s+\d`)
 	// DSHIO/T 21 5.1.1: a version range instead of an exact dsh version.
 	dshRangeRE = lazyregexp.New(`(?i)\bdsh\s*(=|version\s*:?)?\s*(\^|~|>=?|<=?|\d+\.\d+\.x\b|\d+\.x\b|\d+\.\d+\s+series\b|the\s+\d+\.\d+(\.\d+)?\s+series\b)`)
 )
+
+// dshioT is "DSHIO/T" in declFold's form, with the digits and letters a
+// reader takes for its I and O (as declHeadRE).
+const dshioT = `dsh[i1l|]\s*[o0]\s*/\s*t\b`
+
+// dshioTRE finds DSHIO/T in declFold's form.
+var dshioTRE = lazyregexp.New(dshioT)
+
+// claimsOther reports whether folded (a line in declFold's form) claims
+// conformity with DSHIO/T in a wording other than a declaration's, and
+// does not deny it.
+func claimsOther(folded string) bool {
+	for _, m := range otherClaimRE.Re().FindAllStringIndex(folded, -1) {
+		if !denied(folded, m[0]) {
+			return true
+		}
+	}
+	return false
+}
 
 // forbidden reports what the standards forbid in text, line by line.
 // declLines are the lines that start a parsed declaration. pkgNames, the
@@ -54,11 +81,18 @@ func forbidden(lines []string, declLines map[int]bool, pkgNames ...string) []Fin
 		if t5RE.MatchString(l) {
 			add(i, "DSHIO/T 20 scope notice", "claims a T5 (tool invocation) result: void until T5 is formally included")
 		}
-		if !declLines[i+1] && bareClaimRE.MatchString(l) && !strings.Contains(l, "DSHIO/T") {
-			add(i, "DSHIO/T 10 8.1", "a conformance claim without the standard number and edition, baseline, scope and environment fingerprint")
-		}
-		if !declLines[i+1] && malformedRE.MatchString(l) {
-			add(i, "DSHIO/T 10 8.1", `a declaration not in the form "Conforms to DSHIO/T 10—YYYY (baseline DSH X.Y.Z, static + dynamic layer)" (or "static layer only")`)
+		if !declLines[i+1] {
+			// A line naming DSHIO/T is a declaration, one unread flags
+			// (declHeads), another wording of the claim, a denial or a
+			// citation; one that does not name it is a bare claim.
+			switch folded := declFold(l); {
+			case !dshioTRE.MatchString(folded):
+				if bareClaimRE.MatchString(l) {
+					add(i, "DSHIO/T 10 8.1", "a conformance claim without the standard number and edition, baseline, scope and environment fingerprint")
+				}
+			case len(declHeads(folded)) == 0 && claimsOther(folded):
+				add(i, "DSHIO/T 10 8.1", `a conformance claim naming DSHIO/T that is not a declaration: a declaration is in the form "Conforms to DSHIO/T 10—YYYY (baseline DSH X.Y.Z, static + dynamic layer)" (or "static layer only"), with its fields`)
+			}
 		}
 		if retiredRE.MatchString(l) {
 			add(i, "DSHIO/T 10 8.3", `cites the retired legacy code "DSHIO-DEV"`)

@@ -29,6 +29,36 @@ type Declaration struct {
 	Deviations []string `json:"deviations,omitempty"`
 	// DeviationLines are their 1-based line numbers, in the same order.
 	DeviationLines []int `json:"deviation_lines,omitempty"`
+	// Repeated are the values of a field the declaration gives more than
+	// once, after the first (which the field above holds), in text order.
+	// Each is checked like the first (SPEC.md "Checking a declaration
+	// against the bundle"); the findings name them.
+	Repeated []Field `json:"-"`
+}
+
+// Field is one value of a declaration's field, where it is written.
+type Field struct {
+	Name  string // FieldTested, …
+	Value string
+	Line  int
+}
+
+// The fields that hold one value each, by the name the text gives them.
+const (
+	FieldTested      = "Tested"
+	FieldFingerprint = "Environment fingerprint"
+	FieldPackage     = "Package"
+	FieldBundle      = "Evidence bundle"
+)
+
+// set records a field's value: the first in *value, any later one in
+// Repeated, where a silent last-one-wins would hide the first.
+func (d *Declaration) set(name string, value *string, line *int, v string, at int) {
+	if *value == "" {
+		*value, *line = v, at
+		return
+	}
+	d.Repeated = append(d.Repeated, Field{Name: name, Value: v, Line: at})
 }
 
 // Scopes a declaration can claim (DSHIO/T 10 8.1).
@@ -55,37 +85,20 @@ var (
 	markupRE = lazyregexp.New("\\*\\*|__|`|<br\\s*/?>|</?[a-zA-Z][^>]*>")
 )
 
-// normalise strips the Markdown around a line of text: block quotes,
-// list markers, emphasis, code spans, trailing hard-break spaces.
-func normalise(line string) string {
-	s := strings.TrimSpace(line)
-	for {
-		t := strings.TrimSpace(strings.TrimLeft(s, ">"))
-		t = strings.TrimPrefix(t, "- ")
-		t = strings.TrimPrefix(t, "* ")
-		t = strings.TrimPrefix(t, "+ ")
-		if t == s {
-			break
-		}
-		s = t
-	}
-	s = markupRE.ReplaceAllString(s, "")
-	return strings.TrimSpace(s)
-}
-
-// Lines splits text into lines, normalised, keeping 1-based numbering.
+// Lines splits text into lines as a reader sees them (HTML comments and
+// the rest of what a rendered page does not show as text taken out,
+// normalised; SPEC.md "Reading the text"), keeping 1-based numbering.
 func Lines(text string) []string {
-	raw := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	out := make([]string, len(raw))
-	for i, l := range raw {
-		out[i] = normalise(l)
-	}
-	return out
+	return read(text).visible
 }
 
 // Parse finds every declaration of conformity in text.
 func Parse(text string) []Declaration {
-	lines := Lines(text)
+	return parseLines(Lines(text))
+}
+
+// parseLines finds every declaration in lines as Lines gives them.
+func parseLines(lines []string) []Declaration {
 	var out []Declaration
 	for i, l := range lines {
 		m := conformsRE.FindStringSubmatch(l)
@@ -106,13 +119,13 @@ func Parse(text string) []Declaration {
 			}
 			switch {
 			case testedRE.MatchString(f):
-				d.Tested, d.TestedLine = testedRE.FindStringSubmatch(f)[1], j+1
+				d.set(FieldTested, &d.Tested, &d.TestedLine, testedRE.FindStringSubmatch(f)[1], j+1)
 			case fpRE.MatchString(f):
-				d.Fingerprint, d.FPLine = fpRE.FindStringSubmatch(f)[1], j+1
+				d.set(FieldFingerprint, &d.Fingerprint, &d.FPLine, fpRE.FindStringSubmatch(f)[1], j+1)
 			case packageRE.MatchString(f):
-				d.Package, d.PackageLine = packageRE.FindStringSubmatch(f)[1], j+1
+				d.set(FieldPackage, &d.Package, &d.PackageLine, packageRE.FindStringSubmatch(f)[1], j+1)
 			case bundleRE.MatchString(f):
-				d.Bundle, d.BundleLine = bundleRE.FindStringSubmatch(f)[1], j+1
+				d.set(FieldBundle, &d.Bundle, &d.BundleLine, bundleRE.FindStringSubmatch(f)[1], j+1)
 			case deviationRE.MatchString(f):
 				d.Deviations = append(d.Deviations, deviationRE.FindStringSubmatch(f)[1])
 				d.DeviationLines = append(d.DeviationLines, j+1)
