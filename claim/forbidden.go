@@ -3,6 +3,7 @@ package claim
 import (
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"github.com/dshaudit/dshaudit/rules"
+	"strings"
 )
 
 // Forbidden-statement patterns (SPEC.md "Claims"). Each is matched against
@@ -78,7 +79,11 @@ func forbidden(lines []string, declLines map[int]bool, pkgNames ...string) []Fin
 		if (rules.ClaimsCertified(l, pkgNames...) || certificationRE.MatchString(l)) && dshioRE.MatchString(rules.FoldConfusables(l)) && !denialRE.MatchString(rules.FoldConfusables(l)) {
 			add(i, "DSHIO/T 10 8.2", `claims DSHIO certification: while DSHIO/T 10 v1.0 is in force "DSHIO certified" does not exist, and a statement claiming it is false`)
 		}
-		if t5RE.MatchString(l) {
+		// Each pattern below needs a literal (case-insensitive) that
+		// most lines lack: look for it first (lower), the regexp only
+		// where it occurs.
+		lower := asciiLower(l)
+		if (strings.Contains(lower, "t5") || strings.Contains(lower, "tool")) && t5RE.MatchString(l) {
 			add(i, "DSHIO/T 20 scope notice", "claims a T5 (tool invocation) result: void until T5 is formally included")
 		}
 		if !declLines[i+1] {
@@ -87,24 +92,33 @@ func forbidden(lines []string, declLines map[int]bool, pkgNames ...string) []Fin
 			// citation; one that does not name it is a bare claim.
 			switch folded := declFold(l); {
 			case !dshioTRE.MatchString(folded):
-				if bareClaimRE.MatchString(l) {
+				if strings.Contains(lower, "dshio") && bareClaimRE.MatchString(l) {
 					add(i, "DSHIO/T 10 8.1", "a conformance claim without the standard number and edition, baseline, scope and environment fingerprint")
 				}
 			case len(declHeads(folded)) == 0 && claimsOther(folded):
 				add(i, "DSHIO/T 10 8.1", `a conformance claim naming DSHIO/T that is not a declaration: a declaration is in the form "Conforms to DSHIO/T 10—YYYY (baseline DSH X.Y.Z, static + dynamic layer)" (or "static layer only"), with its fields`)
 			}
 		}
-		if retiredRE.MatchString(l) {
+		if strings.Contains(l, "DSHIO-DEV") && retiredRE.MatchString(l) {
 			add(i, "DSHIO/T 10 8.3", `cites the retired legacy code "DSHIO-DEV"`)
 		}
-		if numberlessRE.MatchString(l) {
+		if strings.Contains(lower, "dshio") && numberlessRE.MatchString(l) {
 			add(i, "DSHIO/T 10 8.3", `cites a DSHIO standard without its number (write e.g. "DSHIO/T 10—2026 clause 5.2.2")`)
 		}
-		if dshRangeRE.MatchString(l) {
+		if strings.Contains(lower, "dsh") && dshRangeRE.MatchString(l) {
 			add(i, "DSHIO/T 21 5.1.1", "states a dsh version range where an exact version is required: not reproducible")
 		}
 	}
 	return out
+}
+
+// asciiLower is s lower-cased so that it contains an ASCII word wherever
+// a case-insensitive regexp finds that word in s: Go's (?i) matches by
+// simple case folding, and the only letters outside ASCII that fold to
+// ASCII ones are U+017F ſ (s), which strings.ToLower keeps, and U+212A
+// KELVIN SIGN (k), which it lowers to k.
+func asciiLower(s string) string {
+	return strings.ToLower(strings.ReplaceAll(s, "ſ", "s"))
 }
 
 func clip(s string) string {

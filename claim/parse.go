@@ -101,6 +101,9 @@ func Parse(text string) []Declaration {
 func parseLines(lines []string) []Declaration {
 	var out []Declaration
 	for i, l := range lines {
+		if !strings.Contains(asciiLower(l), "conform") {
+			continue // conformsRE needs the word
+		}
 		m := conformsRE.FindStringSubmatch(l)
 		if m == nil {
 			continue

@@ -406,6 +406,9 @@ func (s *hider) space(i, limit int) int {
 // is passed over whole.
 func (s *hider) closing(i, limit int, close byte) int {
 	t := s.t
+	if i >= limit {
+		return -1 // a tag name that ends the text (found by FuzzCheck)
+	}
 	open := t[i]
 	depth := 0
 	if close == '>' {
@@ -463,7 +466,9 @@ func normalise(line string) string {
 		}
 		s = t
 	}
-	s = markupRE.ReplaceAllString(s, "")
+	if strings.ContainsAny(s, "*_`<") { // markupRE needs one of them
+		s = markupRE.ReplaceAllString(s, "")
+	}
 	return strings.TrimSpace(readerForm(s))
 }
 
@@ -480,7 +485,9 @@ var mdEscapeRE = lazyregexp.New("\\\\([!-/:-@\\[-`{-~])")
 // emphasis delimiters removed: every "*", and every run of "_" that does
 // not stand between two letters or digits (my_plugin keeps its "_").
 func readerForm(s string) string {
-	s = mdEscapeRE.ReplaceAllString(s, "$1")
+	if strings.IndexByte(s, '\\') >= 0 {
+		s = mdEscapeRE.ReplaceAllString(s, "$1")
+	}
 	s = html.UnescapeString(s)
 	rs := []rune(readerChars(s))
 	var b strings.Builder
