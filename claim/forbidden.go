@@ -10,7 +10,7 @@ import (
 // every normalised line of the text, declarations or not, what its HTML
 // comments, tags, link targets etc. hold included (page.scanned). A
 // declaration that does not parse, or that hides in a comment or other
-// text a rendered page does not show, is visible.go's (unread).
+// text a rendered page does not show, is unread.go's (unread).
 var (
 	// DSHIO/T 10 8.2: no certified state exists while v1.0 is in force.
 	// The word itself is rules.ClaimsCertified's (confusables folded);
