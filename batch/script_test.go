@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,7 +90,7 @@ func TestTaskScriptPreflightFailsWithExit3(t *testing.T) {
 func TestLocalCancelStopsTheTaskProcessGroup(t *testing.T) {
 	dir := t.TempDir()
 	// The stand-in run traps SIGTERM as dshaudit does and records it.
-	dsh := fakeDshaudit(t, dir, `trap 'echo term > "$(dirname "$0")/term"; exit 130' TERM; touch "$(dirname "$0")/started"; sleep 30 & wait`)
+	dsh := fakeDshaudit(t, dir, fmt.Sprintf(`trap 'echo term > %s; exit 130' TERM; touch %s; sleep 30 & wait`, shellQuote(filepath.Join(dir, "term")), shellQuote(filepath.Join(dir, "started"))))
 	state := filepath.Join(dir, "state")
 	script, err := writeJob(state, dsh, "bash", [][]string{{"x@1.0.0"}})
 	if err != nil {
@@ -118,8 +119,18 @@ func TestLocalCancelStopsTheTaskProcessGroup(t *testing.T) {
 	if st, _ := l.States(context.Background(), id); len(st) != 0 {
 		t.Fatalf("task still there after cancel: %v", st)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "term")); err != nil || string(b) != "term\n" {
-		t.Fatalf("the run did not get SIGTERM: %q %v", b, err)
+	// The task is gone once its script has exited; the run's trap may
+	// still be writing (seen in CI: the file was not there yet). Wait
+	// for it, within a bound.
+	var b []byte
+	for i := 0; i < 500; i++ {
+		if b, err = os.ReadFile(filepath.Join(dir, "term")); err == nil && string(b) == "term\n" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil || string(b) != "term\n" {
+		t.Fatalf("the run did not get SIGTERM within 5 s: %q %v", b, err)
 	}
 }
 
