@@ -95,24 +95,40 @@ func (r *Reader) Get(m *yaml.Node, key string) (*yaml.Node, int) {
 	if n > 0 || !merges {
 		return v, n
 	}
-	mk := memoKey{m, key}
-	if a, ok := r.memo[mk]; ok {
-		if a.busy {
-			return nil, 0
-		}
-		return a.v, a.n
+	a, done := r.enter(memoKey{m, key})
+	if done {
+		return a.result()
 	}
-	a := &answer{busy: true}
-	if r.memo == nil {
-		r.memo = map[memoKey]*answer{}
-	}
-	r.memo[mk] = a
 	for i := 0; i+1 < len(m.Content) && a.n == 0; i += 2 {
 		if IsMergeKey(m.Content[i]) {
 			a.v, a.n = r.fromSource(Resolve(m.Content[i+1]), key)
 		}
 	}
 	a.busy = false
+	return a.v, a.n
+}
+
+// enter returns the remembered answer for mk and true, or a new answer,
+// marked busy and remembered, and false: a merge cycle that reaches a
+// lookup being computed finds it busy.
+func (r *Reader) enter(mk memoKey) (*answer, bool) {
+	if a, ok := r.memo[mk]; ok {
+		return a, true
+	}
+	if r.memo == nil {
+		r.memo = map[memoKey]*answer{}
+	}
+	a := &answer{busy: true}
+	r.memo[mk] = a
+	return a, false
+}
+
+// result is a remembered answer: nothing while it is still being
+// computed (a merge cycle).
+func (a *answer) result() (*yaml.Node, int) {
+	if a.busy {
+		return nil, 0
+	}
 	return a.v, a.n
 }
 
@@ -127,18 +143,10 @@ func (r *Reader) fromSource(src *yaml.Node, key string) (*yaml.Node, int) {
 	case src.Kind != yaml.SequenceNode:
 		return nil, 0
 	}
-	mk := memoKey{src, key}
-	if a, ok := r.memo[mk]; ok {
-		if a.busy {
-			return nil, 0
-		}
-		return a.v, a.n
+	a, done := r.enter(memoKey{src, key})
+	if done {
+		return a.result()
 	}
-	a := &answer{busy: true}
-	if r.memo == nil {
-		r.memo = map[memoKey]*answer{}
-	}
-	r.memo[mk] = a
 	for _, it := range src.Content {
 		if it = Resolve(it); it.Kind == yaml.MappingNode {
 			if a.v, a.n = r.Get(it, key); a.n > 0 {
