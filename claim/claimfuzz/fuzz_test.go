@@ -1,4 +1,4 @@
-package claim_test
+package claimfuzz_test
 
 import (
 	"os"
@@ -29,7 +29,7 @@ var fuzzFacts = claim.Facts{
 // declaration names a line of the text (or 0, the text as a whole); the
 // outcome agrees with the findings.
 func FuzzCheck(f *testing.F) {
-	seeds, err := filepath.Glob("../testdata/claims/*.md")
+	seeds, err := filepath.Glob("../../testdata/claims/*.md")
 	if err != nil || len(seeds) == 0 {
 		f.Fatalf("no claim fixtures: %v", err)
 	}
