@@ -86,5 +86,5 @@ func hasReason(text, want string) bool {
 // "<package-spec>") is removed from both, both are read as readerForm
 // reads a line, and runs of space are one space.
 func normValue(s string) string {
-	return strings.Join(strings.Fields(readerForm(markupRE.ReplaceAllString(s, ""))), " ")
+	return strings.Join(strings.Fields(readerForm(stripMarkup(s))), " ")
 }

@@ -37,9 +37,9 @@ var (
 	negationRE = lazyregexp.New(`(?:\bnot|n't|\bnever|\bnon-?|\bno\s+longer|\bfails?\s+to|\bcannot)\s*(?:\S+\s+){0,2}$`)
 	// DSHIO/T 10 8.3: retired or number-less citation forms.
 	retiredRE    = lazyregexp.New(`\bDSHIO-DEV\b`)
-	numberlessRE = lazyregexp.New(`(?i)\bDSHIO\s+(plugin\s+)?standard\s+clause\b|\bDSHIO\s+clause\s+\d`)
+	numberlessRE = newWordStart("dD", `(?i)DSHIO\s+(plugin\s+)?standard\s+clause\b|DSHIO\s+clause\s+\d`)
 	// DSHIO/T 21 5.1.1: a version range instead of an exact dsh version.
-	dshRangeRE = lazyregexp.New(`(?i)\bdsh\s*(=|version\s*:?)?\s*(\^|~|>=?|<=?|\d+\.\d+\.x\b|\d+\.x\b|\d+\.\d+\s+series\b|the\s+\d+\.\d+(\.\d+)?\s+series\b)`)
+	dshRangeRE = newWordStart("dD", `(?i)dsh\s*(=|version\s*:?)?\s*(\^|~|>=?|<=?|\d+\.\d+\.x\b|\d+\.x\b|\d+\.\d+\s+series\b|the\s+\d+\.\d+(\.\d+)?\s+series\b)`)
 )
 
 // dshioT is "DSHIO/T" in declFold's form, with the digits and letters a
@@ -67,22 +67,23 @@ func claimsOther(folded string) bool {
 // certified-word check (a plugin may be called certified-…); a name the
 // text itself gives is not, or any "Package: certified@…" line would
 // exempt the word (SPEC.md "Forbidden statements").
-func forbidden(lines []string, declLines map[int]bool, pkgNames ...string) []Finding {
+func forbidden(lines []lineForms, declLines map[int]bool, pkgNames ...string) []Finding {
 	var out []Finding
 	add := func(i int, clause, msg string) {
-		out = append(out, Finding{Line: i + 1, Kind: KindForbidden, Clause: clause, Message: msg, Text: clip(lines[i])})
+		out = append(out, Finding{Line: i + 1, Kind: KindForbidden, Clause: clause, Message: msg, Text: clip(lines[i].text)})
 	}
-	for i, l := range lines {
+	for i, lf := range lines {
+		l, lower, fold := lf.text, lf.lower, lf.fold
 		if l == "" {
 			continue
 		}
-		if (rules.ClaimsCertified(l, pkgNames...) || certificationRE.MatchString(l)) && dshioRE.MatchString(rules.FoldConfusables(l)) && !denialRE.MatchString(rules.FoldConfusables(l)) {
+		// Each pattern needs a literal (case-insensitive) that most
+		// lines lack: look for it first (in lower, or in fold for the
+		// certified word: ClaimsCertified looks for it there first), the
+		// pattern only where it occurs.
+		if (strings.Contains(fold, "certified") && rules.ClaimsCertified(l, pkgNames...) || strings.Contains(lower, "certification") && certificationRE.MatchString(l)) && dshioRE.MatchString(fold) && !denialRE.MatchString(fold) {
 			add(i, "DSHIO/T 10 8.2", `claims DSHIO certification: while DSHIO/T 10 v1.0 is in force "DSHIO certified" does not exist, and a statement claiming it is false`)
 		}
-		// Each pattern below needs a literal (case-insensitive) that
-		// most lines lack: look for it first (lower), the regexp only
-		// where it occurs.
-		lower := asciiLower(l)
 		if (strings.Contains(lower, "t5") || strings.Contains(lower, "tool")) && t5RE.MatchString(l) {
 			add(i, "DSHIO/T 20 scope notice", "claims a T5 (tool invocation) result: void until T5 is formally included")
 		}
@@ -90,7 +91,7 @@ func forbidden(lines []string, declLines map[int]bool, pkgNames ...string) []Fin
 			// A line naming DSHIO/T is a declaration, one unread flags
 			// (declHeads), another wording of the claim, a denial or a
 			// citation; one that does not name it is a bare claim.
-			switch folded := declFold(l); {
+			switch folded := lf.decl; {
 			case !dshioTRE.MatchString(folded):
 				if strings.Contains(lower, "dshio") && bareClaimRE.MatchString(l) {
 					add(i, "DSHIO/T 10 8.1", "a conformance claim without the standard number and edition, baseline, scope and environment fingerprint")
@@ -110,6 +111,20 @@ func forbidden(lines []string, declLines map[int]bool, pkgNames ...string) []Fin
 		}
 	}
 	return out
+}
+
+// lineForms is one line of text and the forms the patterns read it in,
+// each made once.
+type lineForms struct {
+	text  string
+	lower string // asciiLower(text)
+	fold  string // rules.FoldConfusables(text)
+	decl  string // declFold(text)
+}
+
+func formsOf(text string) lineForms {
+	fold := rules.FoldConfusables(text)
+	return lineForms{text: text, lower: asciiLower(text), fold: fold, decl: declFoldFolded(fold)}
 }
 
 // asciiLower is s lower-cased so that it contains an ASCII word wherever

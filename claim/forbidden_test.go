@@ -10,7 +10,7 @@ import (
 // is still a claim (SPEC.md "Forbidden words").
 func TestForbiddenCertifiedNamedPackage(t *testing.T) {
 	text := "# certified-weather\n\nConforms to DSHIO/T 10—2026 (baseline DSH 0.2.2-rc.1, static + dynamic layer)\nPackage: certified-weather@1.0.0\nTested: 2026-11-20\n\nInstall certified-weather with dsh plugin add certified-weather.\n"
-	for _, f := range forbidden(strings.Split(text, "\n"), map[int]bool{3: true}, "certified-weather") {
+	for _, f := range forbidden(formsOfLines(strings.Split(text, "\n")), map[int]bool{3: true}, "certified-weather") {
 		if f.Clause == "DSHIO/T 10 8.2" {
 			t.Errorf("the package name was read as a claim: %+v", f)
 		}
@@ -18,7 +18,7 @@ func TestForbiddenCertifiedNamedPackage(t *testing.T) {
 	for _, lie := range []string{"certified-weather is DSHIO certified", "DSHIO сertified plugin", "DSHIO cer\u200btified"} {
 		lines := strings.Split("Package: certified-weather@1.0.0\n"+lie, "\n")
 		n := 0
-		for _, f := range forbidden(lines, nil, "certified-weather") {
+		for _, f := range forbidden(formsOfLines(lines), nil, "certified-weather") {
 			if f.Clause == "DSHIO/T 10 8.2" {
 				n++
 			}
@@ -34,7 +34,7 @@ func TestForbiddenCertifiedNamedPackage(t *testing.T) {
 func TestForbiddenCertifiedOnlyTestedName(t *testing.T) {
 	lines := strings.Split("**This plugin is DSHIO certified.**\n\nPackage: certified@0.0.0\n", "\n")
 	n := 0
-	for _, f := range forbidden(lines, nil, "throws-dsh-plugin") {
+	for _, f := range forbidden(formsOfLines(lines), nil, "throws-dsh-plugin") {
 		if f.Clause == "DSHIO/T 10 8.2" {
 			n++
 		}
@@ -102,4 +102,13 @@ func TestForbiddenOtherWordings(t *testing.T) {
 	if n := count("Conforms to DSHIO/T 10 (baseline DSH 0.2.2-rc.1)"); n != 0 {
 		t.Errorf("malformed declaration: %d findings here, want none (unread reports it)", n)
 	}
+}
+
+// formsOfLines is each line in the forms forbidden reads.
+func formsOfLines(lines []string) []lineForms {
+	out := make([]lineForms, len(lines))
+	for i, l := range lines {
+		out[i] = formsOf(l)
+	}
+	return out
 }

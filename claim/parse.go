@@ -80,9 +80,6 @@ var (
 	bundleRE    = lazyregexp.New(`(?i)^evidence\s+bundle\s*:\s*(\S+)`)
 	deviationRE = lazyregexp.New(`(?i)^condition\s+deviation\s*:\s*(.+)$`)
 	headingRE   = lazyregexp.New(`^#{1,6}\s`)
-	// markup is stripped before matching: emphasis, code spans, HTML line
-	// breaks and tags.
-	markupRE = lazyregexp.New("\\*\\*|__|`|<br\\s*/?>|</?[a-zA-Z][^>]*>")
 )
 
 // Lines splits text into lines as a reader sees them (HTML comments and
@@ -94,17 +91,17 @@ func Lines(text string) []string {
 
 // Parse finds every declaration of conformity in text.
 func Parse(text string) []Declaration {
-	return parseLines(Lines(text))
+	return parseLines(read(text).forms)
 }
 
-// parseLines finds every declaration in lines as Lines gives them.
-func parseLines(lines []string) []Declaration {
+// parseLines finds every declaration in lines as read gives them.
+func parseLines(lines []lineForms) []Declaration {
 	var out []Declaration
-	for i, l := range lines {
-		if !strings.Contains(asciiLower(l), "conform") {
+	for i, lf := range lines {
+		if !strings.Contains(lf.lower, "conform") {
 			continue // conformsRE needs the word
 		}
-		m := conformsRE.FindStringSubmatch(l)
+		m := conformsRE.FindStringSubmatch(lf.text)
 		if m == nil {
 			continue
 		}
@@ -116,27 +113,46 @@ func parseLines(lines []string) []Declaration {
 			Scope:    scopeOf(m[4]),
 		}
 		for j := i + 1; j < len(lines) && j <= i+windowLines; j++ {
-			f := lines[j]
-			if conformsRE.MatchString(f) || headingRE.MatchString(strings.TrimSpace(f)) {
+			f := lines[j].text
+			if strings.Contains(lines[j].lower, "conform") && conformsRE.MatchString(f) || headingRE.MatchString(strings.TrimSpace(f)) {
 				break
 			}
-			switch {
-			case testedRE.MatchString(f):
-				d.set(FieldTested, &d.Tested, &d.TestedLine, testedRE.FindStringSubmatch(f)[1], j+1)
-			case fpRE.MatchString(f):
-				d.set(FieldFingerprint, &d.Fingerprint, &d.FPLine, fpRE.FindStringSubmatch(f)[1], j+1)
-			case packageRE.MatchString(f):
-				d.set(FieldPackage, &d.Package, &d.PackageLine, packageRE.FindStringSubmatch(f)[1], j+1)
-			case bundleRE.MatchString(f):
-				d.set(FieldBundle, &d.Bundle, &d.BundleLine, bundleRE.FindStringSubmatch(f)[1], j+1)
-			case deviationRE.MatchString(f):
-				d.Deviations = append(d.Deviations, deviationRE.FindStringSubmatch(f)[1])
-				d.DeviationLines = append(d.DeviationLines, j+1)
-			}
+			d.field(f, j+1)
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// field records line f (at 1-based line) if it is one of the
+// declaration's fields. Each field pattern is anchored at the line's
+// start and begins with an ASCII letter, matched without regard to case:
+// the line's first byte says which pattern can match.
+func (d *Declaration) field(f string, line int) {
+	if f == "" {
+		return
+	}
+	switch f[0] | 0x20 {
+	case 't':
+		if m := testedRE.FindStringSubmatch(f); m != nil {
+			d.set(FieldTested, &d.Tested, &d.TestedLine, m[1], line)
+		}
+	case 'e':
+		if m := fpRE.FindStringSubmatch(f); m != nil {
+			d.set(FieldFingerprint, &d.Fingerprint, &d.FPLine, m[1], line)
+		} else if m := bundleRE.FindStringSubmatch(f); m != nil {
+			d.set(FieldBundle, &d.Bundle, &d.BundleLine, m[1], line)
+		}
+	case 'p':
+		if m := packageRE.FindStringSubmatch(f); m != nil {
+			d.set(FieldPackage, &d.Package, &d.PackageLine, m[1], line)
+		}
+	case 'c':
+		if m := deviationRE.FindStringSubmatch(f); m != nil {
+			d.Deviations = append(d.Deviations, m[1])
+			d.DeviationLines = append(d.DeviationLines, line)
+		}
+	}
 }
 
 func scopeOf(s string) string {

@@ -12,14 +12,14 @@ import (
 // declHeadRE is the start of a declaration as a reader reads it, matched
 // on declFold's form: "Conforms to DSHIO/T", with the digits and
 // letters a reader takes for DSHIO's I and O.
-var declHeadRE = lazyregexp.New(`\bconforms?\s*to\s*dsh[i1l|]\s*[o0]\s*/\s*t`)
+var declHeadRE = newWordStart("c", `conforms?\s*to\s*dsh[i1l|]\s*[o0]\s*/\s*t`)
 
 // declHeads are the declaration starts in folded (declFold's form) that a
 // reader takes for one: a start a negation governs ("does not conform to
 // DSHIO/T 10") is a denial, not a declaration.
 func declHeads(folded string) [][]int {
 	var out [][]int
-	for _, m := range declHeadRE.Re().FindAllStringIndex(folded, -1) {
+	for _, m := range declHeadRE.FindAllStringIndex(folded) {
 		if !denied(folded, m[0]) {
 			out = append(out, m)
 		}
@@ -52,13 +52,20 @@ var declConfusables = map[rune]rune{
 // declFold is s in the form declHeadRE reads: confusables folded, as
 // for the certified word, and "conforms" etc. in their Latin letters.
 // It is used only to find declarations, never to read a value.
-func declFold(s string) string {
+func declFold(s string) string { return declFoldFolded(rules.FoldConfusables(s)) }
+
+// declFoldFolded is declFold of a text whose rules.FoldConfusables is
+// folded.
+func declFoldFolded(folded string) string {
+	if isASCII(folded) {
+		return folded // every declConfusables letter is outside ASCII
+	}
 	return strings.Map(func(r rune) rune {
 		if l, ok := declConfusables[r]; ok {
 			return l
 		}
 		return r
-	}, rules.FoldConfusables(s))
+	}, folded)
 }
 
 // unread reports every declaration a reader sees that Parse did not
@@ -94,7 +101,7 @@ func unread(p page, declLines map[int]bool) []Finding {
 		}
 		folded := make([]string, last-first)
 		for k := range folded {
-			folded[k] = declFold(p.visible[first+k])
+			folded[k] = p.forms[first+k].decl
 		}
 		joined := strings.Join(folded, " ")
 		ends := make([]int, len(folded)) // where each line ends in joined

@@ -16,6 +16,8 @@ type page struct {
 	// visible[i] is line i+1 without what a rendered page does not show
 	// as text (hiddenAt), normalised.
 	visible []string
+	// forms[i] is visible[i] in the forms the patterns read (formsOf).
+	forms []lineForms
 	// hidden[i] are the parts of line i+1 a rendered page does not show
 	// as text, normalised, one per hidden construct the line holds, empty
 	// ones included.
@@ -49,9 +51,10 @@ const (
 func read(text string) page {
 	raw := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	vis, hid := splitHidden(raw)
-	p := page{visible: make([]string, len(raw)), hidden: make([][]hiddenPart, len(raw)), bidi: make([]bool, len(raw))}
+	p := page{visible: make([]string, len(raw)), forms: make([]lineForms, len(raw)), hidden: make([][]hiddenPart, len(raw)), bidi: make([]bool, len(raw))}
 	for i := range raw {
 		p.visible[i] = normalise(vis[i])
+		p.forms[i] = formsOf(p.visible[i])
 		for _, h := range hid[i] {
 			h.text = normalise(h.text)
 			p.hidden[i] = append(p.hidden[i], h)
@@ -90,14 +93,18 @@ func reordered(p page, decls []Declaration) []Finding {
 // scanned is line i as the forbidden-statement rules read it: visible and
 // hidden parts both, since a statement is no less forbidden for being in
 // a comment.
-func (p page) scanned() []string {
-	out := make([]string, len(p.visible))
+func (p page) scanned() []lineForms {
+	out := make([]lineForms, len(p.visible))
 	for i, v := range p.visible {
+		if len(p.hidden[i]) == 0 {
+			out[i] = p.forms[i] // the line is what is visible of it
+			continue
+		}
 		parts := []string{v}
 		for _, h := range p.hidden[i] {
 			parts = append(parts, h.text)
 		}
-		out[i] = strings.Join(parts, " ")
+		out[i] = formsOf(strings.Join(parts, " "))
 	}
 	return out
 }
