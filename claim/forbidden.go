@@ -22,7 +22,10 @@ var (
 	denialRE = lazyregexp.New(`(?i)\bnot\s+(a\s+basis\s+for|usable\s+for|be\s+used\s+as\s+a\s+basis\s+for)\s+certification|\bno\s+certified\s+state|\bnot\s+certified\b|\bcertified\s+state\s+does\s+not\s+exist`)
 	// The T5 notice of DSHIO/T 10, 20 and 21: any report claiming a T5
 	// run is void.
-	t5RE = lazyregexp.New(`(?i)\bT5\b[^.]*\b(pass|passed|ok|conform\w*|verified|result|tested|✅)|\btool[\s-]+invocation\b[^.]*\b(pass|passed|verified|✅)`)
+	// The two alternatives are matched apart, each from where its word
+	// starts.
+	t5RE   = newWordStart("t5", `(?i)T5\b[^.]*\b(pass|passed|ok|conform\w*|verified|result|tested|✅)`)
+	toolRE = newWordStart("tool", `(?i)tool[\s-]+invocation\b[^.]*\b(pass|passed|verified|✅)`)
 	// DSHIO/T 10 8.1: a conformance claim without standard number,
 	// version, scope and environment.
 	bareClaimRE = lazyregexp.New(`(?i)\b(conforms?|conformant|conformity|compliant|complies)\b[^.]*\bDSHIO\b|\bDSHIO[\s-]+(compliant|conformant|approved)\b`)
@@ -37,9 +40,9 @@ var (
 	negationRE = lazyregexp.New(`(?:\bnot|n't|\bnever|\bnon-?|\bno\s+longer|\bfails?\s+to|\bcannot)\s*(?:\S+\s+){0,2}$`)
 	// DSHIO/T 10 8.3: retired or number-less citation forms.
 	retiredRE    = lazyregexp.New(`\bDSHIO-DEV\b`)
-	numberlessRE = newWordStart("dD", `(?i)DSHIO\s+(plugin\s+)?standard\s+clause\b|DSHIO\s+clause\s+\d`)
+	numberlessRE = newWordStart("dshio", `(?i)DSHIO\s+(plugin\s+)?standard\s+clause\b|DSHIO\s+clause\s+\d`)
 	// DSHIO/T 21 5.1.1: a version range instead of an exact dsh version.
-	dshRangeRE = newWordStart("dD", `(?i)dsh\s*(=|version\s*:?)?\s*(\^|~|>=?|<=?|\d+\.\d+\.x\b|\d+\.x\b|\d+\.\d+\s+series\b|the\s+\d+\.\d+(\.\d+)?\s+series\b)`)
+	dshRangeRE = newWordStart("dsh", `(?i)dsh\s*(=|version\s*:?)?\s*(\^|~|>=?|<=?|\d+\.\d+\.x\b|\d+\.x\b|\d+\.\d+\s+series\b|the\s+\d+\.\d+(\.\d+)?\s+series\b)`).followedBy("=vV^~<>0123456789tT")
 )
 
 // dshioT is "DSHIO/T" in declFold's form, with the digits and letters a
@@ -53,6 +56,9 @@ var dshioTRE = lazyregexp.New(dshioT)
 // conformity with DSHIO/T in a wording other than a declaration's, and
 // does not deny it.
 func claimsOther(folded string) bool {
+	if !containsAny(folded, "conform", "compl", "meet", "satisf", "fulfil", "adhere") {
+		return false // every match holds one of the words
+	}
 	for _, m := range otherClaimRE.Re().FindAllStringIndex(folded, -1) {
 		if !denied(folded, m[0]) {
 			return true
@@ -84,7 +90,7 @@ func forbidden(lines []lineForms, declLines map[int]bool, pkgNames ...string) []
 		if (strings.Contains(fold, "certified") && rules.ClaimsCertified(l, pkgNames...) || strings.Contains(lower, "certification") && certificationRE.MatchString(l)) && dshioRE.MatchString(fold) && !denialRE.MatchString(fold) {
 			add(i, "DSHIO/T 10 8.2", `claims DSHIO certification: while DSHIO/T 10 v1.0 is in force "DSHIO certified" does not exist, and a statement claiming it is false`)
 		}
-		if (strings.Contains(lower, "t5") || strings.Contains(lower, "tool")) && t5RE.MatchString(l) {
+		if t5RE.MatchString(l) || toolRE.MatchString(l) {
 			add(i, "DSHIO/T 20 scope notice", "claims a T5 (tool invocation) result: void until T5 is formally included")
 		}
 		if !declLines[i+1] {
@@ -92,8 +98,8 @@ func forbidden(lines []lineForms, declLines map[int]bool, pkgNames ...string) []
 			// (declHeads), another wording of the claim, a denial or a
 			// citation; one that does not name it is a bare claim.
 			switch folded := lf.decl; {
-			case !dshioTRE.MatchString(folded):
-				if strings.Contains(lower, "dshio") && bareClaimRE.MatchString(l) {
+			case !strings.Contains(folded, "dsh") || !dshioTRE.MatchString(folded): // the pattern starts with dsh
+				if strings.Contains(lower, "dshio") && containsAny(lower, "conform", "compli", "approved") && bareClaimRE.MatchString(l) {
 					add(i, "DSHIO/T 10 8.1", "a conformance claim without the standard number and edition, baseline, scope and environment fingerprint")
 				}
 			case len(declHeads(folded)) == 0 && claimsOther(folded):
@@ -123,8 +129,24 @@ type lineForms struct {
 }
 
 func formsOf(text string) lineForms {
+	if isASCII(text) {
+		// FoldConfusables and asciiLower are strings.ToLower, and declFold
+		// changes nothing more.
+		l := strings.ToLower(text)
+		return lineForms{text: text, lower: l, fold: l, decl: l}
+	}
 	fold := rules.FoldConfusables(text)
 	return lineForms{text: text, lower: asciiLower(text), fold: fold, decl: declFoldFolded(fold)}
+}
+
+// containsAny reports whether s contains one of words.
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // asciiLower is s lower-cased so that it contains an ASCII word wherever

@@ -114,7 +114,7 @@ func parseLines(lines []lineForms) []Declaration {
 		}
 		for j := i + 1; j < len(lines) && j <= i+windowLines; j++ {
 			f := lines[j].text
-			if strings.Contains(lines[j].lower, "conform") && conformsRE.MatchString(f) || headingRE.MatchString(strings.TrimSpace(f)) {
+			if strings.Contains(lines[j].lower, "conform") && conformsRE.MatchString(f) || isHeading(f) {
 				break
 			}
 			d.field(f, j+1)
@@ -122,6 +122,12 @@ func parseLines(lines []lineForms) []Declaration {
 		out = append(out, d)
 	}
 	return out
+}
+
+// isHeading reports whether f, trimmed, is an ATX heading (headingRE).
+func isHeading(f string) bool {
+	t := strings.TrimSpace(f)
+	return strings.HasPrefix(t, "#") && headingRE.MatchString(t)
 }
 
 // field records line f (at 1-based line) if it is one of the

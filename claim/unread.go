@@ -12,7 +12,7 @@ import (
 // declHeadRE is the start of a declaration as a reader reads it, matched
 // on declFold's form: "Conforms to DSHIO/T", with the digits and
 // letters a reader takes for DSHIO's I and O.
-var declHeadRE = newWordStart("c", `conforms?\s*to\s*dsh[i1l|]\s*[o0]\s*/\s*t`)
+var declHeadRE = newWordStart("conform", `conforms?\s*to\s*dsh[i1l|]\s*[o0]\s*/\s*t`)
 
 // declHeads are the declaration starts in folded (declFold's form) that a
 // reader takes for one: a start a negation governs ("does not conform to
@@ -37,6 +37,16 @@ func denied(folded string, at int) bool {
 // hidden text holds it: first, or after the quote, parenthesis, bracket
 // or "=" that opens an attribute value, a title or an alt text.
 var hiddenFieldRE = lazyregexp.New(`(?i)(?:^|["'(\[=]\s*)(tested|environment\s+fingerprint|package|evidence\s+bundle|condition\s+deviation)\s*:`)
+
+// hasHiddenField reports whether hiddenFieldRE matches text, trying it
+// only on a text holding a ":" and, in asciiLower's form, a word each of
+// its alternatives needs.
+func hasHiddenField(text string) bool {
+	if strings.IndexByte(text, ':') < 0 {
+		return false
+	}
+	return containsAny(asciiLower(text), "tested", "fingerprint", "package", "bundle", "deviation") && hiddenFieldRE.MatchString(text)
+}
 
 // declConfusables are the look-alikes of the letters of "conforms to
 // dshio" that rules.FoldConfusables leaves (it folds those of
@@ -83,7 +93,7 @@ func unread(p page, declLines map[int]bool) []Finding {
 	hiding := map[int]bool{} // constructs already reported, one finding each
 	for i, hs := range p.hidden {
 		for _, h := range hs {
-			if !hiding[h.span] && (len(declHeads(declFold(h.text))) > 0 || hiddenFieldRE.MatchString(h.text)) {
+			if !hiding[h.span] && (len(declHeads(declFold(h.text))) > 0 || hasHiddenField(h.text)) {
 				hiding[h.span] = true
 				add(i, h.text, fmt.Sprintf("a declaration (or one of its fields) inside %s: a reader of the rendered page does not see it as text, and it is not read", h.kind))
 			}

@@ -59,7 +59,7 @@ func read(text string) page {
 			h.text = normalise(h.text)
 			p.hidden[i] = append(p.hidden[i], h)
 		}
-		p.bidi[i] = strings.ContainsFunc(raw[i], isBidiControl)
+		p.bidi[i] = !isASCII(raw[i]) && strings.ContainsFunc(raw[i], isBidiControl)
 	}
 	return p
 }

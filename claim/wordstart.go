@@ -7,46 +7,109 @@ import (
 )
 
 // wordStartRE is a pattern that can match only at the start of an ASCII
-// word, at one of a few bytes: `\b(?:BODY)`, matched by looking for those
-// bytes and trying BODY anchored at each (`^(?:BODY)`). Go's regexp tries
-// every offset of a line for a pattern that starts with `\b` or `(?i)` (it
-// finds no literal prefix to skip to), and those patterns were most of
-// what Check cost. TestWordStartIsPattern checks each against its
-// unanchored form.
+// word that starts with a literal: `\b(?:BODY)`, matched by looking for
+// the literal where a word starts and trying BODY anchored there
+// (`^(?:BODY)`). Go's regexp tries every offset of a line for a pattern
+// that starts with `\b` or `(?i)` (it finds no literal prefix to skip
+// to), and those patterns were most of what Check cost.
+// TestWordStartIsPattern checks each against its unanchored form.
 type wordStartRE struct {
-	// first are the bytes a match can start with.
-	first string
+	// lit is what every match starts with, in lower-case ASCII, compared
+	// as (?i) compares it (hasFoldPrefix); first are the bytes it can
+	// start with.
+	lit, first string
+	// follow, when not empty, are the bytes of which one comes after lit
+	// and any \s in every match.
+	follow string
 	// body is the pattern after its leading \b.
 	body     string
 	anchored *lazyregexp.Regexp
 }
 
 // newWordStart returns `\b(?:body)` for a body whose every match starts
-// with one of the bytes of first, each an ASCII word character, and is
-// not empty.
-func newWordStart(first, body string) *wordStartRE {
-	return &wordStartRE{first: first, body: body, anchored: lazyregexp.New(`^(?:` + body + `)`)}
+// with lit, an ASCII word of lower-case letters and digits whose first
+// letter is neither s nor k (whose case folds reach outside ASCII), or
+// with lit in another case where body is case-insensitive.
+func newWordStart(lit, body string) *wordStartRE {
+	c := lit[0]
+	first := string(c)
+	switch {
+	case c == 's' || c == 'k' || !isWordByte(c) || c != c|0x20 && isASCIILetter(c):
+		panic("claim: newWordStart: literal " + lit + " cannot start a word in lower case")
+	case isASCIILetter(c):
+		first += string(c - 'a' + 'A')
+	}
+	return &wordStartRE{lit: lit, first: first, body: body, anchored: lazyregexp.New(`^(?:` + body + `)`)}
+}
+
+// followedBy sets follow: one of its bytes comes after lit and any \s in
+// every match.
+func (w *wordStartRE) followedBy(follow string) *wordStartRE {
+	w.follow = follow
+	return w
 }
 
 // pattern is the unanchored regular expression the wordStartRE matches.
 func (w *wordStartRE) pattern() string { return `\b(?:` + w.body + `)` }
 
-// next is the first offset from i on where a match can start: one of
-// first that follows no ASCII word character (`\b`: Go's word characters
-// are ASCII, and the byte before a multi-byte rune is not one), or -1.
+// next is the first offset from i on where a match can start: lit, where
+// no ASCII word character comes before it (`\b`: Go's word characters
+// are ASCII, and the byte before a multi-byte rune is not one), and
+// followed by a byte of follow after any \s, or -1.
 func (w *wordStartRE) next(s string, i int) int {
-	for i < len(s) {
-		k := strings.IndexAny(s[i:], w.first)
-		if k < 0 {
-			return -1
+	for ; i < len(s); i++ {
+		if c := s[i]; c != w.first[0] && (len(w.first) == 1 || c != w.first[1]) {
+			continue
 		}
-		i += k
-		if i == 0 || !isWordByte(s[i-1]) {
+		if i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		n, ok := foldPrefixLen(s[i:], w.lit)
+		if ok && w.followed(s[i+n:]) {
 			return i
 		}
-		i++
 	}
 	return -1
+}
+
+// followed reports whether rest, after any \s, starts with a byte of
+// follow (always, when follow is empty).
+func (w *wordStartRE) followed(rest string) bool {
+	if w.follow == "" {
+		return true
+	}
+	rest = strings.TrimLeft(rest, "\t\n\f\r ")
+	return rest != "" && strings.IndexByte(w.follow, rest[0]) >= 0
+}
+
+// foldPrefixLen reports whether s starts with lit (lower-case ASCII
+// letters and digits) as a (?i) pattern compares it, and how many bytes
+// of s that is: a letter in either case, and s also as U+017F ſ and k as
+// U+212A KELVIN SIGN, the two letters outside ASCII whose simple case
+// folding reaches an ASCII one.
+func foldPrefixLen(s, lit string) (int, bool) {
+	n := 0
+	for k := 0; k < len(lit); k++ {
+		c := lit[k]
+		switch {
+		case n >= len(s):
+			return 0, false
+		case s[n] == c || isASCIILetter(c) && s[n]|0x20 == c:
+			n++
+		case c == 's' && strings.HasPrefix(s[n:], "\u017f"):
+			n += len("\u017f")
+		case c == 'k' && strings.HasPrefix(s[n:], "\u212a"):
+			n += len("\u212a")
+		default:
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// isWordByte reports whether c is a word character of regexp's \b.
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || isASCIILetter(c)
 }
 
 // MatchString reports whether the pattern matches somewhere in s.
@@ -73,9 +136,4 @@ func (w *wordStartRE) FindAllStringIndex(s string) [][]int {
 		i = w.next(s, i+1)
 	}
 	return out
-}
-
-// isWordByte reports whether c is a word character of regexp's \b.
-func isWordByte(c byte) bool {
-	return c == '_' || '0' <= c && c <= '9' || isASCIILetter(c)
 }
