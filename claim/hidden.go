@@ -68,26 +68,19 @@ func splitHidden(lines []string) (visible []string, hidden [][]hiddenPart) {
 // and the parts emitted so far.
 type hider struct {
 	t     string
-	lower string // t with ASCII letters lower-cased, same offsets
+	lower string // t with ASCII letters lower-cased, same offsets; made on first use (lowerText)
 	// starts[k] is the offset of line k; paraEnd[k] is the offset where
 	// the paragraph holding line k ends (before the newline of its last
 	// line).
 	starts, paraEnd []int
 	line            int // the line the next emitted text is on
 	spans           int
-	vis             []strings.Builder
+	vis             []lineBuilder
 	hid             [][]hiddenPart
 }
 
 func newHider(lines []string) *hider {
-	s := &hider{t: strings.Join(lines, "\n"), vis: make([]strings.Builder, len(lines)), hid: make([][]hiddenPart, len(lines))}
-	lower := []byte(s.t)
-	for k, c := range lower {
-		if 'A' <= c && c <= 'Z' {
-			lower[k] = c + 'a' - 'A'
-		}
-	}
-	s.lower = string(lower)
+	s := &hider{t: strings.Join(lines, "\n"), vis: make([]lineBuilder, len(lines)), hid: make([][]hiddenPart, len(lines))}
 	s.starts = make([]int, len(lines))
 	s.paraEnd = make([]int, len(lines))
 	off := 0
@@ -108,6 +101,48 @@ func newHider(lines []string) *hider {
 		s.paraEnd[k] = end
 	}
 	return s
+}
+
+// lowerText is t with ASCII letters lower-cased, at the same offsets.
+func (s *hider) lowerText() string {
+	if s.lower == "" && s.t != "" {
+		lower := []byte(s.t)
+		for k, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[k] = c + 'a' - 'A'
+			}
+		}
+		s.lower = string(lower)
+	}
+	return s.lower
+}
+
+// lineBuilder is the visible text of one line: the one piece most lines
+// are, held as it is, or a builder once a second piece comes (a line
+// with many hidden constructs is joined once, not piece by piece).
+type lineBuilder struct {
+	first string
+	b     *strings.Builder
+}
+
+func (l *lineBuilder) WriteString(piece string) {
+	switch {
+	case l.b != nil:
+		l.b.WriteString(piece)
+	case l.first == "":
+		l.first = piece
+	case piece != "":
+		l.b = &strings.Builder{}
+		l.b.WriteString(l.first)
+		l.b.WriteString(piece)
+	}
+}
+
+func (l *lineBuilder) String() string {
+	if l.b != nil {
+		return l.b.String()
+	}
+	return l.first
 }
 
 // visible emits shown text.
@@ -192,13 +227,13 @@ func (s *hider) hiddenAt(i int) (from, to, end int, kind string) {
 		for n < len(t) && (isASCIILetter(t[n]) || '0' <= t[n] && t[n] <= '9' || t[n] == '-') {
 			n++
 		}
-		name := s.lower[j:n]
+		name := s.lowerText()[j:n]
 		k := s.closing(n, limit, '>')
 		if k < 0 {
 			return i + 1, limit, limit, inTag
 		}
 		if t[i+1] != '/' && (name == "script" || name == "style" || name == "template") {
-			e := strings.Index(s.lower[k:], "</"+name)
+			e := strings.Index(s.lowerText()[k:], "</"+name)
 			if e < 0 {
 				return i + 1, len(t), len(t), inElement
 			}

@@ -82,6 +82,8 @@ func readerChars(s string) string {
 	}
 	return strings.Map(func(r rune) rune {
 		switch {
+		case r < utf8.RuneSelf:
+			return r
 		case unicode.Is(unicode.Cf, r):
 			return -1
 		case unicode.Is(unicode.Zs, r):
