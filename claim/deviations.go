@@ -86,5 +86,14 @@ func hasReason(text, want string) bool {
 // "<package-spec>") is removed from both, both are read as readerForm
 // reads a line, and runs of space are one space.
 func normValue(s string) string {
-	return strings.Join(strings.Fields(readerForm(stripMarkup(s))), " ")
+	return collapseSpace(readerForm(stripMarkup(s)))
+}
+
+// collapseSpace is strings.Join(strings.Fields(s), " "): s itself when it
+// is ASCII with no space but single spaces between words.
+func collapseSpace(s string) string {
+	if isASCII(s) && !strings.ContainsAny(s, "\t\n\v\f\r") && !strings.Contains(s, "  ") && !strings.HasPrefix(s, " ") && !strings.HasSuffix(s, " ") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
 }

@@ -57,17 +57,18 @@ func (w *wordStartRE) pattern() string { return `\b(?:` + w.body + `)` }
 // are ASCII, and the byte before a multi-byte rune is not one), and
 // followed by a byte of follow after any \s, or -1.
 func (w *wordStartRE) next(s string, i int) int {
-	for ; i < len(s); i++ {
-		if c := s[i]; c != w.first[0] && (len(w.first) == 1 || c != w.first[1]) {
-			continue
+	for i < len(s) {
+		k := strings.IndexAny(s[i:], w.first)
+		if k < 0 {
+			return -1
 		}
-		if i > 0 && isWordByte(s[i-1]) {
-			continue
+		i += k
+		if i == 0 || !isWordByte(s[i-1]) {
+			if n, ok := foldPrefixLen(s[i:], w.lit); ok && w.followed(s[i+n:]) {
+				return i
+			}
 		}
-		n, ok := foldPrefixLen(s[i:], w.lit)
-		if ok && w.followed(s[i+n:]) {
-			return i
-		}
+		i++
 	}
 	return -1
 }
