@@ -11,17 +11,27 @@ import (
 )
 
 func addEvidenceSeeds(f *testing.F, glob string) {
+	for _, b := range evidenceSeeds(f, glob) {
+		f.Add(b)
+	}
+}
+
+// evidenceSeeds are the contents of the real dsh captures matching glob.
+func evidenceSeeds(tb testing.TB, glob string) [][]byte {
+	tb.Helper()
 	files, _ := filepath.Glob(filepath.Join(evidenceDir, glob))
 	if len(files) == 0 {
-		f.Fatalf("no seed files match %s", glob)
+		tb.Fatalf("no seed files match %s", glob)
 	}
+	var out [][]byte
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			f.Fatal(err)
+			tb.Fatal(err)
 		}
-		f.Add(b)
+		out = append(out, b)
 	}
+	return out
 }
 
 // fuzzDumpLimit is the T3 dump size limit FuzzDeriveT3 passes: small, so
@@ -83,26 +93,30 @@ const fuzzOutputLimit = 4 << 10
 func FuzzFirstError(f *testing.F) {
 	addEvidenceSeeds(f, "*/t*.std*")
 	f.Add([]byte("\x1b[31mError: x\x1b[0m\r\n{\"a\":[1]}\n│ box\n"))
-	f.Fuzz(func(t *testing.T, out []byte) {
-		if len(out) > fuzzOutputLimit {
-			out = out[:fuzzOutputLimit]
-		}
-		fe := FirstError(out)
-		if !utf8.ValidString(fe) {
-			t.Fatalf("invalid UTF-8 %q", fe)
-		}
-		if len(fe) > MaxFirstErrorBytes+len("…") {
-			t.Fatalf("%d bytes", len(fe))
-		}
-		if strings.ContainsAny(fe, "\n\r\x1b") || fe != strings.TrimSpace(fe) {
-			t.Fatalf("not one trimmed clean line: %q", fe)
-		}
-		_ = isFatalLine(string(out))
-		o := Observation{Stage: T4, Stdout: out, Liveness: &Liveness{AliveAtEnd: true, AliveFor: 14 * time.Second}}
-		_ = DeriveT4(o, 0)
-		_ = DeriveT2(helloSub, Observation{Stage: T2, Stdout: out})
-		_ = DeriveT1(helloSub, Observation{Stage: T1, Stdout: out, ProfilePackageJSON: out})
-	})
+	f.Fuzz(func(t *testing.T, out []byte) { fuzzFirstErrorOnce(t, out) })
+}
+
+// fuzzFirstErrorOnce is FuzzFirstError's body (BenchmarkFuzzFirstErrorBody
+// runs it without the engine).
+func fuzzFirstErrorOnce(t testing.TB, out []byte) {
+	if len(out) > fuzzOutputLimit {
+		out = out[:fuzzOutputLimit]
+	}
+	fe := FirstError(out)
+	if !utf8.ValidString(fe) {
+		t.Fatalf("invalid UTF-8 %q", fe)
+	}
+	if len(fe) > MaxFirstErrorBytes+len("…") {
+		t.Fatalf("%d bytes", len(fe))
+	}
+	if strings.ContainsAny(fe, "\n\r\x1b") || fe != strings.TrimSpace(fe) {
+		t.Fatalf("not one trimmed clean line: %q", fe)
+	}
+	_ = isFatalLine(string(out))
+	o := Observation{Stage: T4, Stdout: out, Liveness: &Liveness{AliveAtEnd: true, AliveFor: 14 * time.Second}}
+	_ = DeriveT4(o, 0)
+	_ = DeriveT2(helloSub, Observation{Stage: T2, Stdout: out})
+	_ = DeriveT1(helloSub, Observation{Stage: T1, Stdout: out, ProfilePackageJSON: out})
 }
 
 func FuzzInsertEntries(f *testing.F) {
