@@ -104,7 +104,8 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // regexp.
 func stripMarkup(s string) string {
 	var b strings.Builder
-	last := 0 // s[last:i] is not written yet
+	last := 0     // s[last:i] is not written yet
+	noGT := false // no ">" is left: no later tag can close (one search per line, not one per "<")
 	for i := 0; i < len(s); {
 		n := 0 // the length of the markup at i
 		switch s[i] {
@@ -119,9 +120,11 @@ func stripMarkup(s string) string {
 			if j < len(s) && s[j] == '/' {
 				j++
 			}
-			if j < len(s) && isASCIILetter(s[j]) {
+			if j < len(s) && isASCIILetter(s[j]) && !noGT {
 				if k := strings.IndexByte(s[j+1:], '>'); k >= 0 {
 					n = j + 1 + k + 1 - i
+				} else {
+					noGT = true
 				}
 			}
 		}

@@ -30,6 +30,12 @@ type wordStartRE struct {
 // with lit, an ASCII word of lower-case letters and digits whose first
 // letter is neither s nor k (whose case folds reach outside ASCII), or
 // with lit in another case where body is case-insensitive.
+//
+// An attempt at one start must not read on past the next (no run such
+// as [^.]* that passes over another lit): the attempts at all the starts
+// of a line then read it about once, as the unanchored pattern does;
+// otherwise a hostile line of starts costs the square of its length
+// (BenchmarkCheckHostile).
 func newWordStart(lit, body string) *wordStartRE {
 	c := lit[0]
 	first := string(c)

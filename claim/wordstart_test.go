@@ -17,8 +17,6 @@ var markupRE = regexp.MustCompile("\\*\\*|__|`|<br\\s*/?>|</?[a-zA-Z][^>]*>")
 var wordStarts = map[string]*wordStartRE{
 	"numberlessRE": numberlessRE,
 	"dshRangeRE":   dshRangeRE,
-	"t5RE":         t5RE,
-	"toolRE":       toolRE,
 	"declHeadRE":   declHeadRE,
 }
 

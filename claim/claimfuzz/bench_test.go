@@ -3,6 +3,7 @@ package claimfuzz_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dshaudit/dshaudit/claim"
@@ -42,5 +43,36 @@ func BenchmarkCheckFixtures(b *testing.B) {
 	for b.Loop() {
 		claim.Check(texts[n%len(texts)], fuzzFacts, "hello-dsh-plugin@1.0.0")
 		n++
+	}
+}
+
+// BenchmarkCheckHostile is claim.Check on 256 KiB texts that repeat what
+// makes a pattern or the markup scanner start a match attempt: one long
+// line each, and 2,000-byte lines. A scan that tries a pattern at each
+// start is linear only while an attempt does not read on past the next
+// start (claim/wordstart.go); a quadratic one takes seconds here, not
+// milliseconds. At 4 MiB, the claim text limit, each took 0.07-1.1 s on
+// 2026-12-01, against 0.8-1.9 s before Check's speed-ups.
+func BenchmarkCheckHostile(b *testing.B) {
+	const size = 256 << 10
+	for _, c := range []struct {
+		name, unit string
+		lineLen    int // 0: the whole text is one line
+	}{
+		{"t5", "T5 ", 0}, {"tool", "tool invocation ", 0}, {"dsh", "dsh=", 0}, {"dsh-lines", "dsh=", 2000},
+		{"dshio", "DSHIO standard ", 0}, {"conform", "conforms to dsh ", 0}, {"tag", "<a", 0}, {"tag-lines", "x<a", 2000},
+		{"emphasis", "*_`", 0},
+	} {
+		text := strings.Repeat(c.unit, size/len(c.unit))
+		if c.lineLen > 0 {
+			line := strings.Repeat(c.unit, c.lineLen/len(c.unit)) + "\n"
+			text = strings.Repeat(line, size/len(line))
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				claim.Check(text, fuzzFacts, "hello-dsh-plugin@1.0.0")
+			}
+		})
 	}
 }
