@@ -15,7 +15,7 @@ import (
 // TestWordStartIsPattern checks each against its unanchored form.
 type wordStartRE struct {
 	// lit is what every match starts with, in lower-case ASCII, compared
-	// as (?i) compares it (hasFoldPrefix); first are the bytes it can
+	// as (?i) compares it (foldPrefixLen); first are the bytes it can
 	// start with.
 	lit, first string
 	// follow, when not empty, are the bytes of which one comes after lit
