@@ -16,9 +16,12 @@ import (
 // it, which is the honest outcome (SPEC.md "T3 mount"). Keys are read
 // through merge keys (`<<`) as for the dump; an insert item whose merges a
 // YAML 1.1 loader refuses yields an Entry with both fields empty. The patch must be
-// exactly one YAML document whose root is a list; otherwise the error wraps
-// ErrPatch.
+// exactly one YAML document whose root is a list, of at most MaxPatchSize
+// bytes (a larger one is not parsed); otherwise the error wraps ErrPatch.
 func InsertEntries(patch []byte) ([]Entry, error) {
+	if len(patch) > MaxPatchSize {
+		return nil, fmt.Errorf("%w: %d bytes, above the %d-byte limit, not parsed", ErrPatch, len(patch), MaxPatchSize)
+	}
 	root, err := parseSingleDocument(patch)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPatch, err)

@@ -7,6 +7,14 @@ package rules
 // 30 MiB whatever a bundle holds.
 const DefaultMaxDumpSize = 256 << 10
 
+// MaxPatchSize is the largest patch file InsertEntries parses, in bytes,
+// the same bound as T0's clause 5.1.3 (static.MaxPatchBytes; SPEC.md
+// "T0 static check", "Input bounds"). Real patch files are tens of bytes;
+// a YAML node tree costs up to about 120 times its text, so a larger
+// bound let a bundle of a few kilobytes make a verifier allocate
+// gigabytes.
+const MaxPatchSize = 256 << 10
+
 // Limits bound what the rules parse from evidence, so that a derivation's
 // memory and time do not grow with hostile input. Runner and verifier
 // pass the same limits, or their derivations may differ.

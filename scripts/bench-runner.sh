@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# bench-runner.sh — runner overhead ratio (issue 4 benchmark, target <= 1.10):
+# bench-runner.sh — runner overhead ratio (issue 4 benchmark, target <= 1.10;
+# issue 11 keeps it at or under 1.05):
 # wall time of `dshaudit run` of testdata/plugins/pass over the wall time of
 # the same container commands run bare by this script, measured alternately
-# in the same session.
+# in the same session: odd rounds run the bare side first, even rounds
+# dshaudit first. It prints each round, the ratio of the totals and the
+# median of the rounds' ratios. T1 installs from the npm registry, whose
+# time varies by seconds from one install to the next: read several rounds.
 #
 # The bare sequence does what the run needs and nothing more: npm pack of
 # the fixture, the three version queries, then per repetition a fresh
@@ -97,14 +101,27 @@ run_bare() {
 	done
 }
 
-tool_total=0 bare_total=0
+tool_total=0 bare_total=0 ratios=()
 for i in $(seq "$ROUNDS"); do
-	t0=$(now); run_bare; t1=$(now)
-	run_tool || { echo "bench-runner: dshaudit run failed" >&2; exit 1; }
-	t2=$(now)
-	b=$(calc "$t1 - $t0"); t=$(calc "$t2 - $t1")
-	printf 'round %d: bare %.1fs  dshaudit run %.1fs  ratio %.3f  (verdict %s)\n' "$i" "$b" "$t" "$(calc "$t / $b")" \
+	# Odd rounds run the bare side first, even rounds dshaudit first, so
+	# that neither side always gets the warmer registry and page cache.
+	if [ $((i % 2)) -eq 1 ]; then
+		t0=$(now); run_bare; t1=$(now)
+		run_tool || { echo "bench-runner: dshaudit run failed" >&2; exit 1; }
+		t2=$(now)
+		b=$(calc "$t1 - $t0"); t=$(calc "$t2 - $t1") order="bare first"
+	else
+		t0=$(now)
+		run_tool || { echo "bench-runner: dshaudit run failed" >&2; exit 1; }
+		t1=$(now); run_bare; t2=$(now)
+		t=$(calc "$t1 - $t0"); b=$(calc "$t2 - $t1") order="dshaudit first"
+	fi
+	r=$(calc "$t / $b")
+	ratios+=("$r")
+	printf 'round %d (%s): bare %.1fs  dshaudit run %.1fs  ratio %.3f  (verdict %s)\n' "$i" "$order" "$b" "$t" "$r" \
 		"$(sed -n 's/^  "verdict": "\(.*\)",$/\1/p' "$WORK/tool.json")"
 	tool_total=$(calc "$tool_total + $t"); bare_total=$(calc "$bare_total + $b")
 done
-printf 'total: bare %.1fs  dshaudit run %.1fs  overhead ratio %.3f (target <= 1.10)\n' "$bare_total" "$tool_total" "$(calc "$tool_total / $bare_total")"
+median=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')
+printf 'total: bare %.1fs  dshaudit run %.1fs  overhead ratio %.3f, median of the rounds %.3f (target <= 1.10, issue 11: <= 1.05)\n' \
+	"$bare_total" "$tool_total" "$(calc "$tool_total / $bare_total")" "$median"

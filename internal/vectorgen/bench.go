@@ -13,6 +13,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/rules/static"
 )
 
 // benchCase is one bundle of the verifier benchmark (scripts/bench-verify.sh,
@@ -26,16 +27,21 @@ type benchCase struct {
 	// most memory per byte to parse, just within rules.DefaultMaxDumpSize:
 	// a flow list of one-character scalars (SPEC.md "T3 dump size limit").
 	hostileDump bool
+	// hostilePatch also replaces the plugin's patch file with the same
+	// kind of YAML, just within static.MaxPatchBytes: what T0 parses.
+	hostilePatch bool
 }
 
 var benchCases = []benchCase{
-	{"t1log-1MiB", rules.T1, 1 << 20, false},
-	{"t1log-60MiB", rules.T1, 60 << 20, false}, // near the default MaxTotal (64 MiB)
-	{"t3dump-1MiB", rules.T3, 1 << 20, false},
-	{"t3dump-60MiB", rules.T3, 60 << 20, false},
+	{"t1log-1MiB", rules.T1, 1 << 20, false, false},
+	{"t1log-60MiB", rules.T1, 60 << 20, false, false}, // near the default MaxTotal (64 MiB)
+	{"t3dump-1MiB", rules.T3, 1 << 20, false, false},
+	{"t3dump-60MiB", rules.T3, 60 << 20, false, false},
 	// The most memory a default verifier should need: near MaxTotal of
 	// evidence, and the costliest dump the T3 rule still parses.
-	{"worst-60MiB", rules.T1, 60 << 20, true},
+	{"worst-60MiB", rules.T1, 60 << 20, true, false},
+	// worst-60MiB with the costliest patch file T0 still parses as well.
+	{"worstpatch-60MiB", rules.T1, 60 << 20, true, true},
 }
 
 // writeBench writes pass.dshaudit.tar.zst (the runner's two-repetition
@@ -60,6 +66,10 @@ func (g *gen) writeBench(dir string) error {
 		return err
 	}
 	for _, bc := range benchCases {
+		g.patch = nil
+		if bc.hostilePatch {
+			g.patch = hostileDump(static.MaxPatchBytes)
+		}
 		c, err := g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, func(_ int, runs []assemble.StageRun) []assemble.StageRun {
 			for i := range runs {
 				if bc.hostileDump && runs[i].Stage == rules.T3 {
@@ -76,6 +86,7 @@ func (g *gen) writeBench(dir string) error {
 			}
 			return runs
 		})
+		g.patch = nil
 		if err != nil {
 			return fmt.Errorf("%s: %w", bc.name, err)
 		}

@@ -33,6 +33,9 @@ type gen struct {
 	entryDeclaration []byte
 	// rename, when set, renames the plugin in every file build reads.
 	rename *strings.Replacer
+	// patch, when set, is the patch file build records instead of the
+	// capture's (the verifier benchmark's hostile patch).
+	patch []byte
 }
 
 // contents is a bundle before it is archived.
@@ -145,6 +148,9 @@ func (g *gen) build(reps []capture, edit func(rep int, runs []assemble.StageRun)
 	if g.rename != nil {
 		pkg, patch = []byte(g.rename.Replace(string(pkg))), []byte(g.rename.Replace(string(patch)))
 		sub.Name = g.rename.Replace(sub.Name)
+	}
+	if g.patch != nil {
+		patch = g.patch
 	}
 	in := g.input(reps[0], pkg, patch, sub)
 	in.Dynamic = true

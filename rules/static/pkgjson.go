@@ -15,10 +15,17 @@ import (
 // Size bounds for hostile input. SPEC.md "T0 static check", "Input bounds".
 const (
 	// MaxPackageJSONBytes bounds the package.json T0 parses; larger
-	// metadata is unresolvable.
-	MaxPackageJSONBytes = 16 << 20
-	// MaxPatchBytes bounds the patch file T0 parses (clause 5.1.3).
-	MaxPatchBytes = 1 << 20
+	// metadata is unresolvable. Decoded into Go values, JSON costs up to
+	// about 60 times its text (a list of one-digit numbers), so 16 MiB,
+	// the bound before SPEC 1.6, let one bundle take about 1 GiB.
+	MaxPackageJSONBytes = 256 << 10
+	// MaxPatchBytes bounds the patch file T0 parses (clause 5.1.3); it is
+	// rules.MaxPatchSize, which InsertEntries applies
+	// (TestPatchBoundsAgree).
+	MaxPatchBytes = 256 << 10
+	// MaxEntrySchemaBytes bounds the entry JSON Schema clause 5.1.6
+	// parses; a larger one is not parsed.
+	MaxEntrySchemaBytes = 256 << 10
 	// MaxREADMEBytes bounds the part of the README scanned for a registered
 	// red-line exception (clause 5.5.3); the rest is ignored.
 	MaxREADMEBytes = 1 << 20

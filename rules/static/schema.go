@@ -25,6 +25,9 @@ type entrySchema struct {
 // "additionalProperties": false) of a JSON Schema object. It returns an
 // error when the schema has no usable top-level properties.
 func parseEntrySchema(b []byte) (*entrySchema, error) {
+	if len(b) > MaxEntrySchemaBytes {
+		return nil, fmt.Errorf("the entry schema is %d bytes, more than the %d-byte limit, and was not parsed", len(b), MaxEntrySchemaBytes)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any

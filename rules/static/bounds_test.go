@@ -1,0 +1,56 @@
+package static
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// TestPatchBoundsAgree: T0 (clause 5.1.3) and InsertEntries, which the
+// runner and the verifier use for T3's entries, refuse the same patch
+// sizes (SPEC.md "T0 static check", "Input bounds").
+func TestPatchBoundsAgree(t *testing.T) {
+	if MaxPatchBytes != rules.MaxPatchSize {
+		t.Fatalf("static.MaxPatchBytes %d, rules.MaxPatchSize %d", MaxPatchBytes, rules.MaxPatchSize)
+	}
+	item := "- insert:\n    - id: a\n      name: b\n"
+	within := []byte(item + strings.Repeat("#", MaxPatchBytes-len(item)))
+	over := append(within[:len(within):len(within)], '#')
+	if _, err := rules.InsertEntries(within); err != nil {
+		t.Errorf("InsertEntries at the limit: %v", err)
+	}
+	if _, err := rules.InsertEntries(over); !errors.Is(err, rules.ErrPatch) || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("InsertEntries one byte over the limit: %v, want ErrPatch naming the limit", err)
+	}
+	pkg := []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`)
+	if c := clause(t, Input{PackageJSON: pkg, Patch: within}, "5.1.3"); c.Status != Conforming {
+		t.Errorf("5.1.3 at the limit: %s %s", c.Status, c.Message)
+	}
+	if c := clause(t, Input{PackageJSON: pkg, Patch: over}, "5.1.3"); c.Status != NonConforming {
+		t.Errorf("5.1.3 one byte over the limit: %s %s", c.Status, c.Message)
+	}
+}
+
+// TestJSONBounds: package.json and the entry schema above their limits
+// are not decoded (SPEC.md "T0 static check", "Input bounds").
+func TestJSONBounds(t *testing.T) {
+	pad := func(doc string, n int) []byte { // doc with spaces before its closing brace, n bytes in all
+		return []byte(doc[:len(doc)-1] + strings.Repeat(" ", n-len(doc)) + "}")
+	}
+	pkg := `{"name":"p","version":"1.0.0","main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`
+	if _, err := parsePackageJSON(pad(pkg, MaxPackageJSONBytes)); err != nil {
+		t.Errorf("package.json at the limit: %v", err)
+	}
+	if _, err := parsePackageJSON(pad(pkg, MaxPackageJSONBytes+1)); !errors.Is(err, ErrUnresolvable) || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("package.json one byte over the limit: %v", err)
+	}
+	schema := `{"properties":{"config":{"type":"object"}}}`
+	if _, err := parseEntrySchema(pad(schema, MaxEntrySchemaBytes)); err != nil {
+		t.Errorf("entry schema at the limit: %v", err)
+	}
+	if _, err := parseEntrySchema(pad(schema, MaxEntrySchemaBytes+1)); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("entry schema one byte over the limit: %v", err)
+	}
+}
