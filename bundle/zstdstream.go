@@ -260,3 +260,25 @@ func (f *frameReader) prefer(err error) error {
 	}
 	return err
 }
+
+// DeclaredSize reads the zstd frame header at the start of b (at most 18
+// bytes are looked at) and returns the decompressed size the frame
+// declares and the window it needs, when it declares a size. A bundle
+// Read accepts holds exactly the declared size: the decoder refuses a
+// frame that decodes to more or less (ErrCorrupt). Nothing else of the
+// header is checked here; Read checks it all. For sizing work before a
+// Read (verify's memory budget, SPEC.md "Many bundles").
+func DeclaredSize(b []byte) (content, window uint64, ok bool) {
+	var h zstd.Header
+	if len(b) > maxFrameHeaderSize {
+		b = b[:maxFrameHeaderSize]
+	}
+	if h.Decode(b) != nil || h.Skippable || !h.HasFCS {
+		return 0, 0, false
+	}
+	window = h.WindowSize
+	if h.SingleSegment {
+		window = h.FrameContentSize
+	}
+	return h.FrameContentSize, window, true
+}

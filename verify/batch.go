@@ -62,12 +62,18 @@ const aheadPerWorker = 4
 // workers < 1) and hands each item to emit, on the calling goroutine, in
 // the order of paths, as soon as it and every item before it are done.
 // At most aheadPerWorker × workers items are held at once, whatever the
-// number of paths (SPEC.md "Many bundles"). Once ctx is done no bundle is
+// number of paths, and the verifications share one Budget (opts.Budget,
+// or a new one for opts' limits), so that their memory together stays
+// that of one verification of the largest bundle (SPEC.md "Many
+// bundles"). Once ctx is done no bundle is
 // started; each one not verified is emitted as "not verified:
 // interrupted".
 func Each(ctx context.Context, paths []string, opts Options, workers int, emit func(Item)) {
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Budget == nil {
+		opts.Budget = NewBudget(opts.Limits, opts.RuleLimits)
 	}
 	inOrder(ctx, len(paths), workers,
 		func(i int) Item { return one(ctx, paths[i], opts) },

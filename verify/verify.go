@@ -23,6 +23,9 @@ var ErrUnreadable = errors.New("unreadable bundle")
 // zstdMagic starts every zstd frame (RFC 8878 3.1.1).
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
+// maxFrameHeader is the longest zstd frame header (RFC 8878 3.1.1.1).
+const maxFrameHeader = 18
+
 // Options configure a verification.
 type Options struct {
 	// Policy checks the signature and says which signer to trust:
@@ -43,6 +46,11 @@ type Options struct {
 	// by default: a many-bundle verification would otherwise hold every
 	// bundle's files until the end.
 	KeepEvidence bool
+	// Budget, when set, bounds the memory this verification and others
+	// sharing the Budget hold at once (Each sets one: SPEC.md "Many
+	// bundles"). Nil for a single verification, whose memory the limits
+	// alone bound.
+	Budget *Budget
 }
 
 // DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits and refusals").
@@ -74,6 +82,14 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 			return nil, fmt.Errorf("%w: %s: %w", ErrUnreadable, name, err)
 		}
 		return nil, fmt.Errorf("%w: %s: not a zstd-compressed dshaudit bundle", ErrUnreadable, name)
+	}
+	if b := opts.Budget; b != nil {
+		hdr, _ := br.Peek(maxFrameHeader)
+		release, err := acquire(ctx, b.content, b.contentWeight(hdr))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 	}
 	// 1. Archive safety.
 	arc, readErr := bundle.Read(br, lim)
@@ -157,6 +173,13 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 
 	// 4. Re-derive and compare; 5. cross-check every writer fact; 6.
 	// report rules.
+	if b := opts.Budget; b != nil {
+		release, err := acquire(ctx, b.parse, b.parseWeight(arc))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	d, probs := assemble.Derive(m, trusted, opts.RuleLimits)
 	for _, p := range probs {
 		if untrusted[p.Path] {
