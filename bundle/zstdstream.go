@@ -32,7 +32,7 @@ type frameReader struct {
 	// state: the next thing expected after left runs out.
 	state frameState
 	err   error
-	buf   [maxFrameHeaderSize]byte
+	buf   [MaxFrameHeaderSize]byte
 }
 
 type frameState int
@@ -43,9 +43,10 @@ const (
 	stateEnd
 )
 
-// maxFrameHeaderSize is magic (4), descriptor (1), window (1), dictionary
-// id (4) and content size (8): RFC 8878 3.1.1.1.
-const maxFrameHeaderSize = 18
+// MaxFrameHeaderSize, the longest zstd frame header, is magic (4),
+// descriptor (1), window (1), dictionary id (4) and content size (8):
+// RFC 8878 3.1.1.1.
+const MaxFrameHeaderSize = 18
 
 func newFrameReader(r io.Reader, lim Limits) *frameReader {
 	return &frameReader{r: r, lim: lim}
@@ -261,8 +262,8 @@ func (f *frameReader) prefer(err error) error {
 	return err
 }
 
-// DeclaredSize reads the zstd frame header at the start of b (at most 18
-// bytes are looked at) and returns the decompressed size the frame
+// DeclaredSize reads the zstd frame header at the start of b (at most
+// MaxFrameHeaderSize bytes are looked at) and returns the decompressed size the frame
 // declares and the window it needs, when it declares a size. A bundle
 // Read accepts holds exactly the declared size: the decoder refuses a
 // frame that decodes to more or less (ErrCorrupt). Nothing else of the
@@ -270,8 +271,8 @@ func (f *frameReader) prefer(err error) error {
 // Read (verify's memory budget, SPEC.md "Many bundles").
 func DeclaredSize(b []byte) (content, window uint64, ok bool) {
 	var h zstd.Header
-	if len(b) > maxFrameHeaderSize {
-		b = b[:maxFrameHeaderSize]
+	if len(b) > MaxFrameHeaderSize {
+		b = b[:MaxFrameHeaderSize]
 	}
 	if h.Decode(b) != nil || h.Skippable || !h.HasFCS {
 		return 0, 0, false

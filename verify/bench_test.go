@@ -206,13 +206,7 @@ func peakRSS(b *testing.B, path string) float64 {
 // the process's CPU time (user + system) per bundle, which a loaded
 // machine disturbs less than the rate.
 func BenchmarkVerifyMany(b *testing.B) {
-	vs, pol := loadVectors(b)
-	var valid []string
-	for _, v := range vs {
-		if v.Status == "verified" {
-			valid = append(valid, filepath.Join(vectorsDir, v.File))
-		}
-	}
+	valid, pol := validVectorPaths(b)
 	paths := make([]string, manyBundles)
 	for i := range paths {
 		paths[i] = valid[i%len(valid)]

@@ -82,10 +82,10 @@ func (b *Budget) parseWeight(arc *bundle.Archive) int64 {
 }
 
 // acquire takes n from pool and returns the func that gives it back, or
-// ctx's error.
+// ctx's error and no func.
 func acquire(ctx context.Context, pool *semaphore.Weighted, n int64) (release func(), err error) {
 	if err := pool.Acquire(ctx, n); err != nil {
-		return func() {}, err
+		return nil, err
 	}
 	return func() { pool.Release(n) }, nil
 }

@@ -36,7 +36,7 @@ func TestBudgetWeights(t *testing.T) {
 	if !ok || size == 0 || window == 0 {
 		t.Fatalf("the pass vector declares no size: %d %d %v", size, window, ok)
 	}
-	if got := b.contentWeight(raw[:maxFrameHeader]); got != int64(size+window) {
+	if got := b.contentWeight(raw[:bundle.MaxFrameHeaderSize]); got != int64(size+window) {
 		t.Errorf("pass vector: weight %d, want %d + %d", got, size, window)
 	}
 	arc, err := bundle.Read(bytes.NewReader(raw), lim)
@@ -94,13 +94,7 @@ func declaring(t *testing.T, size uint64) []byte {
 // still all finish, with more workers than fit at once (no deadlock
 // between the pools), and an interrupted batch returns.
 func TestEachWithTightBudget(t *testing.T) {
-	vs, pol := loadVectors(t)
-	var paths []string
-	for _, v := range vs {
-		if v.Status == "verified" {
-			paths = append(paths, filepath.Join(vectorsDir, v.File))
-		}
-	}
+	paths, pol := validVectorPaths(t)
 	paths = append(paths, paths...)
 	paths = append(paths, paths...)
 	// Pools so small that every bundle takes the whole content pool and

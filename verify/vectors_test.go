@@ -28,6 +28,20 @@ func loadVectors(t testing.TB) ([]vector, attest.Policy) {
 	return vs, attest.Policy{Key: key}
 }
 
+// validVectorPaths returns the paths of the vectors that verify, with the
+// policy that verifies them.
+func validVectorPaths(t testing.TB) ([]string, attest.Policy) {
+	t.Helper()
+	vs, pol := loadVectors(t)
+	var paths []string
+	for _, v := range vs {
+		if v.Status == "verified" {
+			paths = append(paths, filepath.Join(vectorsDir, v.File))
+		}
+	}
+	return paths, pol
+}
+
 func TestVectors(t *testing.T) {
 	vs, pol := loadVectors(t)
 	for _, v := range vs {

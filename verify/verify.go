@@ -23,9 +23,6 @@ var ErrUnreadable = errors.New("unreadable bundle")
 // zstdMagic starts every zstd frame (RFC 8878 3.1.1).
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
-// maxFrameHeader is the longest zstd frame header (RFC 8878 3.1.1.1).
-const maxFrameHeader = 18
-
 // Options configure a verification.
 type Options struct {
 	// Policy checks the signature and says which signer to trust:
@@ -84,7 +81,7 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		return nil, fmt.Errorf("%w: %s: not a zstd-compressed dshaudit bundle", ErrUnreadable, name)
 	}
 	if b := opts.Budget; b != nil {
-		hdr, _ := br.Peek(maxFrameHeader)
+		hdr, _ := br.Peek(bundle.MaxFrameHeaderSize)
 		release, err := acquire(ctx, b.content, b.contentWeight(hdr))
 		if err != nil {
 			return nil, err

@@ -66,7 +66,6 @@ func (g *gen) writeBench(dir string) error {
 		return err
 	}
 	for _, bc := range benchCases {
-		g.patch = nil
 		if bc.hostilePatch {
 			g.patch = hostileDump(static.MaxPatchBytes)
 		}
