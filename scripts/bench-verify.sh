@@ -20,7 +20,11 @@
 # that costs most memory to parse within the dump limit (a flow list of
 # one-character scalars): the most memory a default verifier should need;
 # worstpatch-60MiB is worst-60MiB whose patch file is the same kind of YAML
-# at the patch limit of T0 (SPEC.md "T0 static check", "Input bounds").
+# at the patch limit of T0 (SPEC.md "T0 static check", "Input bounds");
+# worstmeta-60MiB is worst-60MiB with 16 of its 60 MiB a package.json at
+# the entry limit, one list of digits, whose name and version the
+# verifier reads as T1 installed the package (SPEC.md "What the verifier
+# cross-checks", class 6).
 #
 # Targets (issue 11): pass bundle <= 20 ms; large logs <= 1.25x the
 # pipeline; peak RSS <= 128 MiB; verify.All >= 1000 bundles/s; verify DIR
@@ -83,7 +87,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   CPUs: $(nproc)   b
 echo "median of $RUNS runs each; cpu = user + system time; wall time on a loaded machine mostly measures the queue"
 printf '| %-16s | %9s | %-13s | %-23s | %-23s | %-13s | %9s |\n' bundle "file" result "verify wall (cpu)" "zstd -dc | sha256sum" "ratio wall (cpu)" "peak RSS"
 printf '|%s|%s|%s|%s|%s|%s|%s|\n' ------------------ ----------- --------------- ------------------------- ------------------------- --------------- -----------
-for b in pass t1log-1MiB t1log-60MiB t3dump-1MiB t3dump-60MiB worst-60MiB worstpatch-60MiB; do
+for b in pass t1log-1MiB t1log-60MiB t3dump-1MiB t3dump-60MiB worst-60MiB worstpatch-60MiB worstmeta-60MiB; do
 	f=$WORK/b/$b.dshaudit.tar.zst
 	"$BIN" verify "$f" --key "$KEY" >"$WORK/out.txt" 2>&1 || true
 	result=$(grep '^RESULT:' "$WORK/out.txt" | cut -d' ' -f2-)

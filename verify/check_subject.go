@@ -1,10 +1,6 @@
 package verify
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -14,6 +10,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
+	"github.com/dshaudit/dshaudit/internal/pkgmeta"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -54,7 +51,7 @@ func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sig 
 	checkInstalledSpec(rep, m, files)
 	if p := m.Static.Evidence[assemble.RoleMetadata]; p != "" {
 		if b, ok := files[p]; ok {
-			name, version, err := metadataNames(b)
+			name, version, err := pkgmeta.Names(b)
 			switch {
 			case err == nil:
 				if name != sub.Name {
@@ -84,42 +81,6 @@ func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sig 
 			bad("tool", `SPEC.md "Signature"`, "the signed predicate names the tool %s %s, the manifest %s %s", p.Tool.Name, p.Tool.Version, m.Tool.Name, m.Tool.Version)
 		}
 	}
-}
-
-// metadataNames reads the package metadata's name and version as T0 reads
-// the document (SPEC.md "What the verifier cross-checks", class 6): one
-// JSON object, members matched by exact name, the last of a repeated
-// member; each of the two must be present and a JSON string.
-func metadataNames(b []byte) (name, version string, err error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	var obj map[string]json.RawMessage
-	if err := dec.Decode(&obj); err != nil {
-		return "", "", fmt.Errorf("not one JSON object: %w", err)
-	}
-	if obj == nil {
-		return "", "", errors.New("not one JSON object: null")
-	}
-	if dec.More() {
-		return "", "", errors.New("data after the JSON object")
-	}
-	str := func(key string) (string, error) {
-		raw, ok := obj[key]
-		if !ok {
-			return "", fmt.Errorf("no %s member", key)
-		}
-		var v string
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return "", fmt.Errorf("%s is not a JSON string", key)
-		}
-		return v, nil
-	}
-	if name, err = str("name"); err != nil {
-		return "", "", err
-	}
-	if version, err = str("version"); err != nil {
-		return "", "", err
-	}
-	return name, version, nil
 }
 
 // installed reports whether T1 passed in any repetition of the

@@ -30,18 +30,28 @@ type benchCase struct {
 	// hostilePatch also replaces the plugin's patch file with the same
 	// kind of YAML, just within static.MaxPatchBytes: what T0 parses.
 	hostilePatch bool
+	// hostileMetadata also grows the plugin's package.json to
+	// bundle.DefaultMaxEntrySize with a member that is a list of
+	// one-digit numbers: T0 leaves it unparsed (above
+	// static.MaxPackageJSONBytes), the verifier still reads its name and
+	// version, as T1 installed the package (SPEC.md "What the verifier
+	// cross-checks", class 6).
+	hostileMetadata bool
 }
 
 var benchCases = []benchCase{
-	{"t1log-1MiB", rules.T1, 1 << 20, false, false},
-	{"t1log-60MiB", rules.T1, 60 << 20, false, false}, // near the default MaxTotal (64 MiB)
-	{"t3dump-1MiB", rules.T3, 1 << 20, false, false},
-	{"t3dump-60MiB", rules.T3, 60 << 20, false, false},
+	{"t1log-1MiB", rules.T1, 1 << 20, false, false, false},
+	{"t1log-60MiB", rules.T1, 60 << 20, false, false, false}, // near the default MaxTotal (64 MiB)
+	{"t3dump-1MiB", rules.T3, 1 << 20, false, false, false},
+	{"t3dump-60MiB", rules.T3, 60 << 20, false, false, false},
 	// The most memory a default verifier should need: near MaxTotal of
 	// evidence, and the costliest dump the T3 rule still parses.
-	{"worst-60MiB", rules.T1, 60 << 20, true, false},
+	{"worst-60MiB", rules.T1, 60 << 20, true, false, false},
 	// worst-60MiB with the costliest patch file T0 still parses as well.
-	{"worstpatch-60MiB", rules.T1, 60 << 20, true, true},
+	{"worstpatch-60MiB", rules.T1, 60 << 20, true, true, false},
+	// worst-60MiB with 16 of its 60 MiB a package.json at the entry
+	// limit, the T1 log 44 MiB.
+	{"worstmeta-60MiB", rules.T1, 44 << 20, true, false, true},
 }
 
 // writeBench writes pass.dshaudit.tar.zst (the runner's two-repetition
@@ -69,6 +79,9 @@ func (g *gen) writeBench(dir string) error {
 		if bc.hostilePatch {
 			g.patch = hostileDump(static.MaxPatchBytes)
 		}
+		if bc.hostileMetadata {
+			g.metadata = func(pkg []byte) []byte { return hostileMetadata(pkg, bundle.DefaultMaxEntrySize) }
+		}
 		c, err := g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, func(_ int, runs []assemble.StageRun) []assemble.StageRun {
 			for i := range runs {
 				if bc.hostileDump && runs[i].Stage == rules.T3 {
@@ -85,7 +98,7 @@ func (g *gen) writeBench(dir string) error {
 			}
 			return runs
 		})
-		g.patch = nil
+		g.patch, g.metadata = nil, nil
 		if err != nil {
 			return fmt.Errorf("%s: %w", bc.name, err)
 		}
@@ -109,6 +122,19 @@ func hostileDump(limit int) []byte {
 		b = append(b, '0', ',')
 	}
 	return append(b, "0]\n"...)
+}
+
+// hostileMetadata is pkg, a JSON object, with a first member "x" that is
+// a list of 1s making the document exactly limit bytes.
+func hostileMetadata(pkg []byte, limit int) []byte {
+	head := []byte(`{"x":[`)
+	tail := append([]byte("1],"), bytes.TrimLeft(pkg, " \t\r\n{")...)
+	b := make([]byte, 0, limit)
+	b = append(b, head...)
+	for len(b)+2+len(tail) <= limit {
+		b = append(b, '1', ',')
+	}
+	return append(b, tail...)
 }
 
 func grow(r *assemble.StageRun, size int) {

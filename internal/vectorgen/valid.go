@@ -36,6 +36,9 @@ type gen struct {
 	// patch, when set, is the patch file build records instead of the
 	// capture's (the verifier benchmark's hostile patch).
 	patch []byte
+	// metadata, when set, rewrites the package.json build records (the
+	// verifier benchmark's hostile metadata).
+	metadata func(pkg []byte) []byte
 }
 
 // contents is a bundle before it is archived.
@@ -151,6 +154,9 @@ func (g *gen) build(reps []capture, edit func(rep int, runs []assemble.StageRun)
 	}
 	if g.patch != nil {
 		patch = g.patch
+	}
+	if g.metadata != nil {
+		pkg = g.metadata(pkg)
 	}
 	in := g.input(reps[0], pkg, patch, sub)
 	in.Dynamic = true

@@ -59,7 +59,11 @@ func TestUnresolvable(t *testing.T) {
 		"empty":    {},
 		"string":   []byte(`"x"`),
 		"trailing": []byte(`{} {}`),
-		"huge":     []byte(`{"a":"` + strings.Repeat("x", MaxPackageJSONBytes) + `"}`),
+		// JSON.parse refuses a closing bracket after the value, which
+		// json.Decoder.More does not count as more data (SPEC.md "Changelog").
+		"trailing brace":   []byte(`{}}`),
+		"trailing bracket": []byte("{} \n]"),
+		"huge":             []byte(`{"a":"` + strings.Repeat("x", MaxPackageJSONBytes) + `"}`),
 	} {
 		rep := Check(Input{PackageJSON: pj})
 		if !rep.Unresolvable || rep.ConformingStatic != nil || rep.Reason == "" || len(rep.Clauses) != 0 || rep.Clauses == nil {
