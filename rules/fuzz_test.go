@@ -140,3 +140,19 @@ func FuzzParseFingerprint(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadProfileDependency checks the in-place read of a profile
+// package.json against the token reader it replaced (agreeProfile).
+func FuzzReadProfileDependency(f *testing.F) {
+	for _, d := range recordedProfiles(f) {
+		f.Add(d, "hello-dsh-plugin")
+	}
+	for _, d := range profileDocs {
+		if len(d) < 1000 {
+			f.Add([]byte(d), "hello")
+		}
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, name string) {
+		agreeProfile(t, doc, name)
+	})
+}

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
+
+	"github.com/dshaudit/dshaudit/internal/jsonwalk"
 )
 
 // DeriveT1 derives the T1 install result (DSHIO/T 20 chapter 6). T1
@@ -110,83 +111,82 @@ type ProfileDependency struct {
 	Differs bool
 }
 
-// ReadProfileDependency reads, as a stream of tokens, what the JSON
-// object doc says of name under its members named exactly
-// "dependencies" whose values are objects. A null document or null
-// dependencies list nothing. The document must be one JSON value. Only
-// the first value of name is kept, so memory does not grow with the
-// number of members, whatever the document holds.
+// ReadProfileDependency reads what the JSON object doc says of name
+// under its members named exactly "dependencies" whose values are
+// objects. A null document or null dependencies list nothing. The
+// document must be one JSON value with nothing but white space around
+// it. doc is checked by encoding/json's validator and walked in place
+// (package jsonwalk): no member is copied and only the first value of
+// name is kept, so memory does not grow with the document, whatever it
+// holds (SPEC.md "T1 install"). On a well-formed document it reads what
+// a token-by-token json.Decoder read gives, errors included
+// (TestReadProfileDependencyAsTokens, FuzzReadProfileDependency); on
+// one that is not, the error is encoding/json's syntax error.
 func ReadProfileDependency(doc []byte, name string) (ProfileDependency, error) {
 	var dep ProfileDependency
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	tok, err := dec.Token()
+	v, rest, err := jsonwalk.First(doc)
 	if err != nil {
 		return dep, err
 	}
-	var firstRaw json.RawMessage // the first value, when it is not a string
-	switch tok {
-	case nil: // null
-	case json.Delim('{'):
-		for dec.More() {
-			key, err := dec.Token()
-			if err != nil {
-				return dep, err
-			}
-			if key != "dependencies" {
-				var skip json.RawMessage
-				if err := dec.Decode(&skip); err != nil {
-					return dep, err
-				}
-				continue
-			}
-			if err := readDependencies(dec, name, &dep, &firstRaw); err != nil {
-				return dep, err
-			}
-		}
-		if _, err := dec.Token(); err != nil { // the closing brace
-			return dep, err
-		}
+	if jsonwalk.Trailing(rest) {
+		return dep, errTrailingJSON
+	}
+	switch v[0] {
+	case 'n': // null
+		return dep, nil
+	case '{':
 	default:
-		return dep, fmt.Errorf("the document is %s, not an object", jsonKind(tok))
+		return dep, kindError("the document", v)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("more than one JSON value")
+	var firstRaw []byte // the first value, when it is not a string
+	var derr error
+	err = jsonwalk.Members(v, func(key, value []byte) bool {
+		if jsonwalk.KeyIs(key, "dependencies") {
+			derr = readDependencies(value, name, &dep, &firstRaw)
 		}
-		return dep, err
+		return derr == nil
+	})
+	if err == nil {
+		err = derr
 	}
-	return dep, nil
+	return dep, err
 }
 
-// readDependencies reads the next value, which must be an object or
-// null, and records in dep the values of its members named key: the
-// first one, and whether a later one differs from it.
-func readDependencies(dec *json.Decoder, key string, dep *ProfileDependency, firstRaw *json.RawMessage) error {
-	tok, err := dec.Token()
-	if err != nil {
+// errTrailingJSON: a well-formed value is followed by more than white
+// space.
+var errTrailingJSON = errors.New("data after the JSON value")
+
+// kindError says that what, a well-formed value other than an object or
+// null, is not an object, in the words a token read gave: a number is
+// first converted as a json.Decoder converts one into an interface
+// value, whose failure (out of float64's range) was that read's error.
+func kindError(what string, v []byte) error {
+	if k := rawKind(v); k != "a number" {
+		return fmt.Errorf("%s is %s, not an object", what, k)
+	}
+	var f float64
+	if err := json.Unmarshal(v, &f); err != nil {
 		return err
 	}
-	switch tok {
-	case nil:
+	return fmt.Errorf("%s is a number, not an object", what)
+}
+
+// readDependencies reads v, a well-formed value that must be an object
+// or null, and records in dep the values of its members named key: the
+// first one, and whether a later one differs from it.
+func readDependencies(v []byte, key string, dep *ProfileDependency, firstRaw *[]byte) error {
+	switch v[0] {
+	case 'n':
 		return nil
-	case json.Delim('{'):
+	case '{':
 	default:
-		return fmt.Errorf("dependencies is %s, not an object", jsonKind(tok))
+		return kindError("dependencies", v)
 	}
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return err
+	return jsonwalk.Members(v, func(k, raw []byte) bool {
+		if !jsonwalk.KeyIs(k, key) {
+			return true
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
-		}
-		if k != key {
-			continue
-		}
-		var s string
-		isString := len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil
+		s, isString := stringValue(raw)
 		switch {
 		case !dep.Found:
 			dep.Found = true
@@ -201,9 +201,21 @@ func readDependencies(dec *json.Decoder, key string, dep *ProfileDependency, fir
 		default:
 			dep.Differs = dep.Differs || dep.NotString == "" || !bytes.Equal(raw, *firstRaw)
 		}
+		return true
+	})
+}
+
+// stringValue decodes raw when it is a JSON string. (Its own function,
+// so that the string it decodes into is allocated only for a string.)
+func stringValue(raw []byte) (string, bool) {
+	if raw[0] != '"' {
+		return "", false
 	}
-	_, err = dec.Token() // the closing brace
-	return err
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // rawKind names the kind of a JSON value.
@@ -223,22 +235,4 @@ func rawKind(raw json.RawMessage) string {
 		return "null"
 	}
 	return "a number"
-}
-
-// jsonKind names the kind of value a JSON token starts.
-func jsonKind(tok json.Token) string {
-	switch tok.(type) {
-	case json.Delim:
-		if tok == json.Delim('[') {
-			return "an array"
-		}
-		return "an object"
-	case string:
-		return "a string"
-	case float64, json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return "null"
 }

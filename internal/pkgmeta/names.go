@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/dshaudit/dshaudit/internal/jsonwalk"
 )
 
 // Sentinel errors of Names, one per failure class.
@@ -52,8 +54,9 @@ func (e *MemberError) Unwrap() error { return e.Err }
 // a string leaves it. It is what decoding doc into a
 // map[string]json.RawMessage and unmarshalling the two members gives
 // (TestNamesAsDecoder, FuzzNames), without copying any member: doc is
-// checked by encoding/json's validator and walked in place, so memory is
-// bounded by the two strings returned, whatever doc holds. SPEC.md "What
+// checked by encoding/json's validator and walked in place (package
+// jsonwalk), so memory is bounded by the two strings returned, whatever
+// doc holds. SPEC.md "What
 // the verifier cross-checks", class 6.
 func Names(doc []byte) (name, version string, err error) {
 	obj, err := firstObject(doc)
@@ -61,13 +64,14 @@ func Names(doc []byte) (name, version string, err error) {
 		return "", "", err
 	}
 	var nameRaw, versionRaw []byte
-	if err := eachMember(obj, func(key, value []byte) {
+	if err := jsonwalk.Members(obj, func(key, value []byte) bool {
 		switch {
-		case keyIs(key, "name"):
+		case jsonwalk.KeyIs(key, "name"):
 			nameRaw = value
-		case keyIs(key, "version"):
+		case jsonwalk.KeyIs(key, "version"):
 			versionRaw = value
 		}
+		return true
 	}); err != nil {
 		return "", "", err
 	}
@@ -80,45 +84,20 @@ func Names(doc []byte) (name, version string, err error) {
 	return name, version, nil
 }
 
-// firstObject returns the first JSON value of doc, which must be a
+// firstObject returns the one JSON value of doc, which must be a
 // well-formed object followed by nothing but white space.
 func firstObject(doc []byte) ([]byte, error) {
-	i := skipSpace(doc, 0)
-	if i == len(doc) {
-		return nil, fmt.Errorf("%w: the document is empty", ErrNotObject)
-	}
-	if doc[i] != '{' {
-		return nil, fmt.Errorf("%w: the document starts with %q, not '{'", ErrNotObject, doc[i])
-	}
-	end := valueEnd(doc, i)
-	if err := syntaxError(doc[i:end]); err != nil {
+	v, rest, err := jsonwalk.First(doc)
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("%w: %w", ErrNotObject, err)
-	}
-	if skipSpace(doc, end) < len(doc) {
+	case v[0] != '{':
+		return nil, fmt.Errorf("%w: the document starts with %q, not '{'", ErrNotObject, v[0])
+	case jsonwalk.Trailing(rest):
 		return nil, ErrTrailingData
 	}
-	return doc[i:end], nil
+	return v, nil
 }
-
-// syntaxError is encoding/json's verdict on data as one JSON value: nil
-// when json.Valid accepts it, else the *json.SyntaxError json.Unmarshal
-// returns, which checks all of data before it decodes anything (into
-// discard, which keeps nothing).
-func syntaxError(data []byte) error {
-	if json.Valid(data) {
-		return nil
-	}
-	err := json.Unmarshal(data, &discard{})
-	if err == nil {
-		err = errors.New("json.Valid and json.Unmarshal disagree")
-	}
-	return err
-}
-
-// discard is an unmarshal target that keeps nothing.
-type discard struct{}
-
-func (*discard) UnmarshalJSON([]byte) error { return nil }
 
 // stringValue unmarshals a member's raw value into a string, as the
 // verifier did before this package (SPEC.md "What the verifier

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
@@ -37,21 +38,35 @@ type benchCase struct {
 	// version, as T1 installed the package (SPEC.md "What the verifier
 	// cross-checks", class 6).
 	hostileMetadata bool
+	// hostileManifest also grows the manifest to just within
+	// bundle.MaxManifestSize with empty warnings on one clause, the
+	// costliest JSON per byte the manifest's fields admit, and signs it:
+	// the verifier decodes it before any re-derivation.
+	hostileManifest bool
+	// hostileProfile also grows each T1's profile package.json to
+	// bundle.DefaultMaxEntrySize as hostileMetadata grows package.json:
+	// the T1 rule reads its dependencies, and so does the verifier.
+	hostileProfile bool
 }
 
 var benchCases = []benchCase{
-	{"t1log-1MiB", rules.T1, 1 << 20, false, false, false},
-	{"t1log-60MiB", rules.T1, 60 << 20, false, false, false}, // near the default MaxTotal (64 MiB)
-	{"t3dump-1MiB", rules.T3, 1 << 20, false, false, false},
-	{"t3dump-60MiB", rules.T3, 60 << 20, false, false, false},
+	{name: "t1log-1MiB", stage: rules.T1, size: 1 << 20},
+	{name: "t1log-60MiB", stage: rules.T1, size: 60 << 20}, // near the default MaxTotal (64 MiB)
+	{name: "t3dump-1MiB", stage: rules.T3, size: 1 << 20},
+	{name: "t3dump-60MiB", stage: rules.T3, size: 60 << 20},
 	// The most memory a default verifier should need: near MaxTotal of
 	// evidence, and the costliest dump the T3 rule still parses.
-	{"worst-60MiB", rules.T1, 60 << 20, true, false, false},
+	{name: "worst-60MiB", stage: rules.T1, size: 60 << 20, hostileDump: true},
 	// worst-60MiB with the costliest patch file T0 still parses as well.
-	{"worstpatch-60MiB", rules.T1, 60 << 20, true, true, false},
+	{name: "worstpatch-60MiB", stage: rules.T1, size: 60 << 20, hostileDump: true, hostilePatch: true},
 	// worst-60MiB with 16 of its 60 MiB a package.json at the entry
 	// limit, the T1 log 44 MiB.
-	{"worstmeta-60MiB", rules.T1, 44 << 20, true, false, true},
+	{name: "worstmeta-60MiB", stage: rules.T1, size: 44 << 20, hostileDump: true, hostileMetadata: true},
+	// worst-60MiB with 32 of its 60 MiB the two profile package.json
+	// files, the T1 log 28 MiB.
+	{name: "worstprofile-60MiB", stage: rules.T1, size: 28 << 20, hostileDump: true, hostileProfile: true},
+	// worst-60MiB with 8 of its 60 MiB the manifest, the T1 log 52 MiB.
+	{name: "worstmanifest-60MiB", stage: rules.T1, size: 52 << 20, hostileDump: true, hostileManifest: true},
 }
 
 // writeBench writes pass.dshaudit.tar.zst (the runner's two-repetition
@@ -89,6 +104,9 @@ func (g *gen) writeBench(dir string) error {
 					runs[i].Merged = append(append([]byte{}, runs[i].Stdout...), runs[i].Stderr...)
 					return runs[:i+1] // no entry is mounted: T4 is not executed
 				}
+				if bc.hostileProfile && runs[i].Stage == rules.T1 {
+					runs[i].ProfilePackageJSON = hostileMetadata(runs[i].ProfilePackageJSON, bundle.DefaultMaxEntrySize)
+				}
 				if runs[i].Stage == bc.stage {
 					grow(&runs[i], bc.size/2)
 					if bc.stage == rules.T3 && len(runs[i].Stdout) > rules.DefaultMaxDumpSize {
@@ -104,6 +122,11 @@ func (g *gen) writeBench(dir string) error {
 		}
 		if got := c.m.Claimed.Verdict; got == "" {
 			return fmt.Errorf("%s: no verdict derived", bc.name)
+		}
+		if bc.hostileManifest {
+			if c, err = g.growManifest(c); err != nil {
+				return fmt.Errorf("%s: %w", bc.name, err)
+			}
 		}
 		if err := writeBundle(filepath.Join(dir, bc.name+bundleSuffix), c); err != nil {
 			return err
@@ -122,6 +145,27 @@ func hostileDump(limit int) []byte {
 		b = append(b, '0', ',')
 	}
 	return append(b, "0]\n"...)
+}
+
+// growManifest returns c with its manifest grown to just within
+// bundle.MaxManifestSize by empty warnings on the first clause of the
+// static report, signed again.
+func (g *gen) growManifest(c *contents) (*contents, error) {
+	m := *c.m
+	m.Static.Report.Clauses = slices.Clone(m.Static.Report.Clauses)
+	if len(m.Static.Report.Clauses) == 0 {
+		return nil, fmt.Errorf("no clause to grow")
+	}
+	cl := &m.Static.Report.Clauses[0]
+	base := len(c.raw)
+	cl.Warnings = append(slices.Clone(cl.Warnings), make([]string, 1000)...)
+	raw, err := bundle.EncodeManifest(&m)
+	if err != nil {
+		return nil, err
+	}
+	per := (len(raw) - base) / 1000
+	cl.Warnings = append(cl.Warnings, make([]string, (bundle.MaxManifestSize-len(raw)-4096)/per)...)
+	return g.sign(&m, c.files, g.signer)
 }
 
 // hostileMetadata is pkg, a JSON object, with a first member "x" that is
