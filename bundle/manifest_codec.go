@@ -54,32 +54,51 @@ func newManifestEncoder(w io.Writer) *json.Encoder {
 	return enc
 }
 
-// manifestEncoder is a canonical encoder with its output buffer, kept in
-// encoders between uses: an Encoder keeps its indentation buffer from one
-// Encode to the next, so neither buffer is allocated again.
+// manifestEncoder is a canonical encoder that compares what it writes
+// with the bytes it is given, kept in encoders between uses: an Encoder
+// keeps its indentation buffer from one Encode to the next, so it is not
+// allocated again, and the comparison needs no buffer of its own.
 type manifestEncoder struct {
-	buf bytes.Buffer
+	cmp compareWriter
 	enc *json.Encoder
 }
 
-// maxPooledEncoding bounds the buffers encoders keeps.
+// compareWriter compares the bytes written to it with want, in order.
+type compareWriter struct {
+	want []byte
+	off  int
+	same bool
+}
+
+func (w *compareWriter) Write(p []byte) (int, error) {
+	if w.same && bytes.HasPrefix(w.want[w.off:], p) {
+		w.off += len(p)
+	} else {
+		w.same = false
+	}
+	return len(p), nil
+}
+
+// maxPooledEncoding bounds the manifests whose encoder goes back to
+// encoders (its indentation buffer is about the manifest's size).
 const maxPooledEncoding = 1 << 20
 
 var encoders = sync.Pool{New: func() any {
 	e := new(manifestEncoder)
-	e.enc = newManifestEncoder(&e.buf)
+	e.enc = newManifestEncoder(&e.cmp)
 	return e
 }}
 
 // encodesTo reports whether m's canonical encoding is exactly raw.
 func encodesTo(m *Manifest, raw []byte) bool {
 	e := encoders.Get().(*manifestEncoder)
-	e.buf.Reset()
-	same := e.enc.Encode(m) == nil && bytes.Equal(e.buf.Bytes(), raw)
-	// Only buffers of typical size go back (a run's manifest is tens of
+	e.cmp = compareWriter{want: raw, same: true}
+	same := e.enc.Encode(m) == nil && e.cmp.same && e.cmp.off == len(raw)
+	e.cmp.want = nil
+	// Only encoders of typical size go back (a run's manifest is tens of
 	// kilobytes), so that one large manifest is not held for the rest of
 	// the process.
-	if e.buf.Cap() <= maxPooledEncoding {
+	if len(raw) <= maxPooledEncoding {
 		encoders.Put(e)
 	}
 	return same
