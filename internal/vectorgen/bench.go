@@ -47,6 +47,10 @@ type benchCase struct {
 	// bundle.DefaultMaxEntrySize as hostileMetadata grows package.json:
 	// the T1 rule reads its dependencies, and so does the verifier.
 	hostileProfile bool
+	// hostileDeclaration also replaces the EntryOptions declaration with
+	// one of bundle.DefaultMaxEntrySize of one-character members, which
+	// clause 5.1.6 and the verifier's class 9 check read.
+	hostileDeclaration bool
 }
 
 var benchCases = []benchCase{
@@ -65,6 +69,9 @@ var benchCases = []benchCase{
 	// worst-60MiB with 32 of its 60 MiB the two profile package.json
 	// files, the T1 log 28 MiB.
 	{name: "worstprofile-60MiB", stage: rules.T1, size: 28 << 20, hostileDump: true, hostileProfile: true},
+	// worst-60MiB with 16 of its 60 MiB the entry declaration, the T1
+	// log 44 MiB.
+	{name: "worstdecl-60MiB", stage: rules.T1, size: 44 << 20, hostileDump: true, hostileDeclaration: true},
 	// worst-60MiB with 8 of its 60 MiB the manifest, the T1 log 52 MiB.
 	{name: "worstmanifest-60MiB", stage: rules.T1, size: 52 << 20, hostileDump: true, hostileManifest: true},
 }
@@ -123,6 +130,11 @@ func (g *gen) writeBench(dir string) error {
 		if got := c.m.Claimed.Verdict; got == "" {
 			return fmt.Errorf("%s: no verdict derived", bc.name)
 		}
+		if bc.hostileDeclaration {
+			if c, err = g.replaceDeclaration(c, hostileDeclaration(bundle.DefaultMaxEntrySize)); err != nil {
+				return fmt.Errorf("%s: %w", bc.name, err)
+			}
+		}
 		if bc.hostileManifest {
 			if c, err = g.growManifest(c); err != nil {
 				return fmt.Errorf("%s: %w", bc.name, err)
@@ -166,6 +178,41 @@ func (g *gen) growManifest(c *contents) (*contents, error) {
 	per := (len(raw) - base) / 1000
 	cl.Warnings = append(cl.Warnings, make([]string, (bundle.MaxManifestSize-len(raw)-4096)/per)...)
 	return g.sign(&m, c.files, g.signer)
+}
+
+// replaceDeclaration returns c with its recorded entry declaration
+// replaced by decl, the claims derived again from the files as a writer
+// would derive them, and signed again: assemble.Build refuses to record a
+// declaration clause 5.1.6 cannot read, so a bundle holding one is
+// hand-made.
+func (g *gen) replaceDeclaration(c *contents, decl []byte) (*contents, error) {
+	lc, err := lieBase(c)
+	if err != nil {
+		return nil, err
+	}
+	p := lc.m.Static.Evidence[assemble.RoleEntryDeclaration]
+	if p == "" {
+		return nil, fmt.Errorf("no entry declaration recorded")
+	}
+	lc.files[p] = decl
+	reclaim(lc.m, lc.files)
+	lc.m.Files = bundle.FileList(lc.files)
+	return g.sign(lc.m, lc.files, g.signer)
+}
+
+// hostileDeclaration is an EntryOptions declaration of exactly limit
+// bytes whose body is one-character members.
+func hostileDeclaration(limit int) []byte {
+	head, tail := "export interface EntryOptions {\n", "\n}\n"
+	b := make([]byte, 0, limit)
+	b = append(b, head...)
+	for len(b)+4+len(tail) <= limit {
+		b = append(b, "a:b;"...)
+	}
+	for len(b)+len(tail) < limit {
+		b = append(b, ' ')
+	}
+	return append(b, tail...)
 }
 
 // hostileMetadata is pkg, a JSON object, with a first member "x" that is

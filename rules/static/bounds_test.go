@@ -54,3 +54,23 @@ func TestJSONBounds(t *testing.T) {
 		t.Errorf("entry schema one byte over the limit: %v", err)
 	}
 }
+
+// TestEntryDeclarationBound: an EntryOptions declaration above its limit
+// is not parsed, and leaves 5.1.6 not checkable (SPEC.md "T0 static
+// check", "Input bounds").
+func TestEntryDeclarationBound(t *testing.T) {
+	decl := "export interface EntryOptions {\n  a: string;\n}"
+	pad := func(n int) []byte { return []byte(strings.Repeat(" ", n-len(decl)) + decl) }
+	if _, err := parseEntryDeclaration(pad(MaxEntryDeclarationBytes)); err != nil {
+		t.Errorf("declaration at the limit: %v", err)
+	}
+	over := pad(MaxEntryDeclarationBytes + 1)
+	if err := EntryDeclarationError(over); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("declaration one byte over the limit: %v", err)
+	}
+	pkg := []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`)
+	patch := []byte("- insert:\n    - id: a\n      name: b\n")
+	if c := clause(t, Input{PackageJSON: pkg, Patch: patch, EntryDeclaration: over}, "5.1.6"); c.Status != NotCheckable || !strings.Contains(c.Message, "limit") {
+		t.Errorf("5.1.6 with a declaration over the limit: %s %s", c.Status, c.Message)
+	}
+}

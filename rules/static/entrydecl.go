@@ -47,8 +47,12 @@ var (
 // or Record<…> / Dict<…> → object, a string literal → string; any,
 // unknown and named types dshaudit cannot resolve (e.g. Inject) allow any
 // value. An interface allows other fields, so unknown fields are not
-// findings.
+// findings. A declaration above MaxEntryDeclarationBytes is not read
+// (SPEC.md "T0 static check", "Input bounds").
 func parseEntryDeclaration(b []byte) (*entrySchema, error) {
+	if len(b) > MaxEntryDeclarationBytes {
+		return nil, fmt.Errorf("the entry declaration is %d bytes, more than the %d-byte limit, and was not parsed", len(b), MaxEntryDeclarationBytes)
+	}
 	m := entryInterface.FindSubmatch(b)
 	if m == nil {
 		return nil, fmt.Errorf("the entry declaration has no \"export interface EntryOptions { … }\"")

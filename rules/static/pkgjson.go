@@ -27,6 +27,12 @@ const (
 	// MaxEntrySchemaBytes bounds the entry JSON Schema clause 5.1.6
 	// parses; a larger one is not parsed.
 	MaxEntrySchemaBytes = 256 << 10
+	// MaxEntryDeclarationBytes bounds the EntryOptions declaration
+	// clause 5.1.6 reads when there is no schema (the real one is about
+	// 2 KiB); a larger one is not parsed. Its line-by-line reading costs
+	// up to about 45 times the text (16 MiB of one-character members
+	// allocated 752 MiB before version 1.7 of the specification).
+	MaxEntryDeclarationBytes = 256 << 10
 	// MaxREADMEBytes bounds the part of the README scanned for a registered
 	// red-line exception (clause 5.5.3); the rest is ignored.
 	MaxREADMEBytes = 1 << 20
