@@ -25,20 +25,22 @@ func FirstError(merged []byte) string {
 // scanFirstError is FirstError that also says whether the line returned
 // looks like an error (true) or is only the first remaining line (false).
 func scanFirstError(merged []byte) (string, bool) {
-	first := ""
-	for _, l := range splitLines(merged) {
+	first, found := "", false
+	eachLine(merged, func(l string) bool {
 		t := strings.TrimSpace(l)
 		if skippedLine(t) {
-			continue
+			return true
 		}
 		if isErrorLikeTrimmed(t) {
-			return boundLine(t), true
+			first, found = t, true
+			return false
 		}
 		if first == "" {
 			first = t
 		}
-	}
-	return boundLine(first), false
+		return true
+	})
+	return boundLine(first), found
 }
 
 // boundLine cuts s to MaxFirstErrorBytes at a rune boundary.

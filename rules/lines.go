@@ -32,6 +32,14 @@ func splitLines(b []byte) []string {
 	return out
 }
 
+// eachLine calls f with each line of b as splitLines returns it, until f
+// returns false, holding one line at a time: a rule that reads every line
+// of a 16 MiB log of empty lines does not build a list of 16 million
+// strings.
+func eachLine(b []byte, f func(string) bool) {
+	eachRawLine(b, func(l []byte) bool { return f(cleanLine(l)) })
+}
+
 // eachRawLine calls f with each line of b as splitLines splits it, before
 // cleanLine, until f returns false. It allocates nothing, so a rule that
 // needs only some lines of a large log cleans only those.
@@ -51,17 +59,26 @@ func eachRawLine(b []byte, f func([]byte) bool) {
 
 var ansiEscape = lazyregexp.New("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
 
+// cleanLine cleans one raw line as SPEC.md "Output lines" has it: a
+// trailing "\r" dropped, each run of invalid UTF-8 made one U+FFFD, ANSI
+// escape sequences removed, then other control characters (a tab becomes
+// a space). It is strings.Map(cleanRune,
+// ansiEscape.ReplaceAllString(strings.ToValidUTF8(l, "\uFFFD"), ""))
+// (TestCleanLineAsComposed, FuzzCleanLine), done so that a hostile line
+// of up to 16 MiB is copied at most twice: the escape sequences are
+// removed from the raw bytes (the pattern's classes are ASCII, so an
+// invalid byte matches where its U+FFFD would), each replaced by a
+// control byte that cleanRunes drops but that keeps the invalid bytes on
+// its two sides two runs, as the sequence's own bytes kept them.
 func cleanLine(l []byte) string {
 	l = bytes.TrimSuffix(l, []byte("\r"))
 	if printableASCII(l) {
 		return string(l) // nothing to clean
 	}
-	if bytes.IndexByte(l, 0x1b) < 0 {
-		return cleanRunes(l)
+	if bytes.IndexByte(l, 0x1b) >= 0 && ansiEscape.Match(l) {
+		l = ansiEscape.ReplaceAllLiteral(l, []byte{0x01})
 	}
-	s := strings.ToValidUTF8(string(l), "\uFFFD")
-	s = ansiEscape.ReplaceAllString(s, "")
-	return strings.Map(cleanRune, s)
+	return cleanRunes(l)
 }
 
 // cleanRune turns a tab into a space and drops other control characters.

@@ -19,22 +19,23 @@ type Dependency struct {
 func ListedDependencies(stdout []byte) []Dependency {
 	var deps []Dependency
 	in := false
-	for _, l := range splitLines(stdout) {
+	eachLine(stdout, func(l string) bool {
 		t := strings.TrimSpace(l)
 		if t == "dependencies:" {
 			in = true
-			continue
+			return true
 		}
 		if !in {
-			continue
+			return true
 		}
 		f := strings.Fields(t)
 		if t == "" || strings.HasSuffix(t, ":") || len(f) < 2 {
 			in = false
-			continue
+			return true
 		}
 		deps = append(deps, Dependency{Name: f[0], Version: f[1]})
-	}
+		return true
+	})
 	return deps
 }
 

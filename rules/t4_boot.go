@@ -41,21 +41,25 @@ func DeriveT4(o Observation, window time.Duration) StageResult {
 		reasons = append(reasons, fmt.Sprintf("process was observed alive for %s, the window is %s", l.AliveFor, window))
 	}
 	marker := false
-	var fatal []string
-	for _, line := range splitLines(out) {
+	fatal, firstFatal := 0, ""
+	eachLine(out, func(line string) bool {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, WebMarker) {
 			marker = true
 		}
 		if !skippedLine(t) && isFatalTrimmed(t) {
-			fatal = append(fatal, t)
+			if fatal == 0 {
+				firstFatal = boundLine(t)
+			}
+			fatal++
 		}
-	}
+		return true
+	})
 	if !marker {
 		reasons = append(reasons, fmt.Sprintf("output has no line starting %q", WebMarker))
 	}
-	if len(fatal) > 0 {
-		reasons = append(reasons, fmt.Sprintf("output has %d fatal error line(s), the first: %q", len(fatal), boundLine(fatal[0])))
+	if fatal > 0 {
+		reasons = append(reasons, fmt.Sprintf("output has %d fatal error line(s), the first: %q", fatal, firstFatal))
 	}
 	if len(reasons) == 0 {
 		return passed(T4, []string{

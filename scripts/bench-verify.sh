@@ -27,7 +27,9 @@
 # cross-checks", class 6); worstprofile-60MiB has each T1's profile
 # package.json (16 MiB each) so; worstdecl-60MiB has a 16 MiB
 # EntryOptions declaration of one-character members (a hand-made bundle:
-# the runner refuses to record one clause 5.1.6 cannot read); worstmanifest-60MiB has a manifest of
+# the runner refuses to record one clause 5.1.6 cannot read);
+# worstline-60MiB has each T4 stdout one 15 MiB line of escape bytes;
+# worstmanifest-60MiB has a manifest of
 # 8 MiB (the manifest limit) of empty warnings on one clause, signed.
 #
 # Targets (issue 11): pass bundle <= 20 ms; large logs <= 1.25x the
@@ -91,7 +93,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   CPUs: $(nproc)   b
 echo "median of $RUNS runs each; cpu = user + system time; wall time on a loaded machine mostly measures the queue"
 printf '| %-19s | %9s | %-16s | %-23s | %-23s | %-13s | %9s |\n' bundle "file" result "verify wall (cpu)" "zstd -dc | sha256sum" "ratio wall (cpu)" "peak RSS"
 printf '|%s|%s|%s|%s|%s|%s|%s|\n' --------------------- ----------- ------------------ ------------------------- ------------------------- --------------- -----------
-for b in pass t1log-1MiB t1log-60MiB t3dump-1MiB t3dump-60MiB worst-60MiB worstpatch-60MiB worstmeta-60MiB worstprofile-60MiB worstdecl-60MiB worstmanifest-60MiB; do
+for b in pass t1log-1MiB t1log-60MiB t3dump-1MiB t3dump-60MiB worst-60MiB worstpatch-60MiB worstmeta-60MiB worstprofile-60MiB worstdecl-60MiB worstline-60MiB worstmanifest-60MiB; do
 	f=$WORK/b/$b.dshaudit.tar.zst
 	"$BIN" verify "$f" --key "$KEY" >"$WORK/out.txt" 2>&1 || true
 	result=$(grep '^RESULT:' "$WORK/out.txt" | cut -d' ' -f2-)

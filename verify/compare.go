@@ -20,7 +20,7 @@ func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[
 	rep.Usable = d.Usable
 	rep.NotUsable = append(rep.NotUsable, d.Why...)
 	mismatch := func(field, clause, format string, args ...any) {
-		rep.add(Finding{Class: ClassVerdictMismatch, File: bundle.ManifestPath, Field: field, Clause: clause, Message: fmt.Sprintf(format, args...)})
+		rep.add(Finding{Class: ClassVerdictMismatch, File: bundle.ManifestPath, Field: field, Clause: clause, Message: message(format, args...)})
 	}
 
 	staticTrusted := !anyUntrusted(m.Static.Evidence, untrusted)

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
@@ -123,14 +124,62 @@ func (r *Report) SummaryVerdict() string {
 // OK reports whether the bundle verified with no finding at all.
 func (r *Report) OK() bool { return r.Status == StatusVerified }
 
-func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
+func (r *Report) add(f Finding) {
+	if len(f.Message) > maxMessageBytes {
+		f.Message = clip(f.Message, maxMessageBytes)
+	}
+	r.Findings = append(r.Findings, f)
+}
+
+// maxMessageBytes bounds one finding's message, whatever went into it
+// (an error's text, a list of values): message bounds each argument, this
+// the whole. SPEC.md "Verification result object".
+const maxMessageBytes = 16 << 10
 
 // addf adds a finding about a manifest field.
 func (r *Report) addf(c Class, field, clause, format string, args ...any) {
-	r.add(Finding{Class: c, File: "manifest.json", Field: field, Clause: clause, Message: fmt.Sprintf(format, args...)})
+	r.add(Finding{Class: c, File: "manifest.json", Field: field, Clause: clause, Message: message(format, args...)})
+}
+
+// maxArgBytes bounds how much of one string argument a finding's message
+// repeats: the bundle's text (a manifest string of up to 8 MiB, a file of
+// up to 16 MiB) is the writer's, and %q of 16 MiB of control bytes is
+// 64 MiB. SPEC.md "Verification result object".
+const maxArgBytes = 1024
+
+// message formats a finding's message with each string or byte-slice
+// argument longer than maxArgBytes cut to its first maxArgBytes (at a
+// character boundary) and the number of bytes left out.
+func message(format string, args ...any) string {
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			if len(v) > maxArgBytes {
+				args[i] = clip(v, maxArgBytes)
+			}
+		case []byte:
+			if len(v) > maxArgBytes {
+				args[i] = clip(v, maxArgBytes)
+			}
+		}
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// clip is s, longer than max, cut to at most max bytes at a character
+// boundary, with the number of bytes cut.
+func clip[T string | []byte](s T, max int) string {
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return string(s[:cut]) + fmt.Sprintf("…(%d more bytes)", len(s)-cut)
 }
 
 func (r *Report) unverified(field, value string) {
+	if len(value) > maxArgBytes {
+		value = clip(value, maxArgBytes)
+	}
 	r.Unverified = append(r.Unverified, UnverifiedField{Field: field, Value: value})
 }
 

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,7 +15,7 @@ import (
 // checkRules applies the report rules of SPEC.md "Verification", step 6.
 func checkRules(rep *Report, m *bundle.Manifest, files map[string][]byte) {
 	viol := func(field, clause, format string, args ...any) {
-		rep.add(Finding{Class: ClassRuleViolation, File: bundle.ManifestPath, Field: field, Clause: clause, Message: fmt.Sprintf(format, args...)})
+		rep.add(Finding{Class: ClassRuleViolation, File: bundle.ManifestPath, Field: field, Clause: clause, Message: message(format, args...)})
 	}
 	checkForbiddenWords(rep, m)
 
@@ -80,4 +81,11 @@ func checkForbiddenWords(rep *Report, m *bundle.Manifest) {
 func NormaliseVersion(out string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
 	return strings.TrimPrefix(strings.TrimSpace(line), "v")
+}
+
+// normaliseVersionBytes is NormaliseVersion of a file's bytes, as a slice
+// of them.
+func normaliseVersionBytes(out []byte) []byte {
+	line, _, _ := bytes.Cut(bytes.TrimSpace(out), []byte("\n"))
+	return bytes.TrimPrefix(bytes.TrimSpace(line), []byte("v"))
 }

@@ -51,6 +51,10 @@ type benchCase struct {
 	// one of bundle.DefaultMaxEntrySize of one-character members, which
 	// clause 5.1.6 and the verifier's class 9 check read.
 	hostileDeclaration bool
+	// hostileLine replaces each T4 stdout with one line of size/2 bytes
+	// of escape bytes, the costliest text per byte for the line rules to
+	// clean (SPEC.md "Output lines"), merged likewise.
+	hostileLine bool
 }
 
 var benchCases = []benchCase{
@@ -72,6 +76,9 @@ var benchCases = []benchCase{
 	// worst-60MiB with 16 of its 60 MiB the entry declaration, the T1
 	// log 44 MiB.
 	{name: "worstdecl-60MiB", stage: rules.T1, size: 44 << 20, hostileDump: true, hostileDeclaration: true},
+	// Each T4 output one line of 15 MiB of escape bytes: 60 MiB in all
+	// with merged.
+	{name: "worstline-60MiB", stage: rules.T4, size: 30 << 20, hostileLine: true},
 	// worst-60MiB with 8 of its 60 MiB the manifest, the T1 log 52 MiB.
 	{name: "worstmanifest-60MiB", stage: rules.T1, size: 52 << 20, hostileDump: true, hostileManifest: true},
 }
@@ -110,6 +117,11 @@ func (g *gen) writeBench(dir string) error {
 					runs[i].Stdout = hostileDump(rules.DefaultMaxDumpSize)
 					runs[i].Merged = append(append([]byte{}, runs[i].Stdout...), runs[i].Stderr...)
 					return runs[:i+1] // no entry is mounted: T4 is not executed
+				}
+				if bc.hostileLine && runs[i].Stage == rules.T4 {
+					runs[i].Stdout = bytes.Repeat([]byte("\x1b["), bc.size/4)
+					runs[i].Merged = append(append([]byte{}, runs[i].Stdout...), runs[i].Stderr...)
+					continue
 				}
 				if bc.hostileProfile && runs[i].Stage == rules.T1 {
 					runs[i].ProfilePackageJSON = hostileMetadata(runs[i].ProfilePackageJSON, bundle.DefaultMaxEntrySize)
