@@ -24,8 +24,8 @@ import (
 // verifies it: the heap Verify holds at its peak stays within the size
 // of the files holding the shape, one more copy of it (a line being
 // cleaned) and 24 MiB (the reader's buffers and the collector's slack),
-// whatever the file and shape (issue 11's memory target). Before SPEC
-// 1.7, a version output of escape bytes was quoted whole in a finding
+// whatever the file and shape (issue 11's memory target). Before version
+// 1.7 of SPEC.md ("Changelog"), a version output of escape bytes was quoted whole in a finding
 // (64 MiB), a stdout of empty lines became 16 million strings, and a
 // line of escape bytes was cleaned in four copies at once: the same test
 // on dshaudit 0e0e43f failed on 17 of these files and shapes, peaking up
