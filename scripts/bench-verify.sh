@@ -74,7 +74,9 @@ wall() {
 # with nothing around it; then, of a second run, CPU is perf's
 # task-clock (user + system of the process and its children, µs) when perf
 # is installed, else /usr/bin/time's (10 ms resolution), and peak RSS is
-# /usr/bin/time's maximum resident set.
+# /usr/bin/time's maximum resident set (its last line: for a command that
+# exits non-zero, such as a bundle that does not verify, it writes a
+# status line first).
 measure() {
 	local w cpu
 	w=$(wall "$@")
@@ -83,9 +85,9 @@ measure() {
 		cpu=$(awk -F, '/task-clock/ {printf "%.6f", $1 / 1000}' "$WORK/perf.txt")
 	else
 		/usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
-		cpu=$(awk '{printf "%.3f", $1 + $2}' "$WORK/time.txt")
+		cpu=$(awk 'END {printf "%.3f", $1 + $2}' "$WORK/time.txt")
 	fi
-	echo "$w $cpu $(awk '{print $3}' "$WORK/time.txt")"
+	echo "$w $cpu $(awk 'END {print $3}' "$WORK/time.txt")"
 }
 col() { awk -v c="$1" '{print $c}' "$2" | median; }
 
