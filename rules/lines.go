@@ -25,8 +25,8 @@ func splitLines(b []byte) []string {
 		return nil
 	}
 	out := make([]string, 0, bytes.Count(b, []byte("\n"))+1)
-	eachRawLine(b, func(l []byte) bool {
-		out = append(out, cleanLine(l))
+	eachLine(b, func(l string) bool {
+		out = append(out, l)
 		return true
 	})
 	return out

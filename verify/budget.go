@@ -23,7 +23,7 @@ func maxParsedInput(rl rules.Limits) int64 {
 	if n <= 0 {
 		n = rules.DefaultMaxDumpSize
 	}
-	return max(n, static.MaxPackageJSONBytes, static.MaxPatchBytes, static.MaxEntrySchemaBytes)
+	return max(n, static.MaxPackageJSONBytes, static.MaxPatchBytes, static.MaxEntrySchemaBytes, static.MaxEntryDeclarationBytes)
 }
 
 // Budget bounds the memory that verifications running at once hold

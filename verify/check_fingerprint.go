@@ -71,7 +71,7 @@ func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte) 
 			bad("environment.evidence."+role, "DSHIO/T 21 5.2", "no observed %s output backs the fingerprint", role)
 			continue
 		}
-		if got := normaliseVersionBytes(b); string(got) != observed[role] {
+		if got := normaliseVersion(b); string(got) != observed[role] {
 			bad("fingerprint", "DSHIO/T 21 5.2", "%s is %q in the fingerprint but the image printed %q (%s)", role, observed[role], got, p)
 		}
 	}

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -165,9 +164,5 @@ func clipText(s string) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return s[:runeCut(s, max)] + "…"
 }

@@ -169,11 +169,17 @@ func message(format string, args ...any) string {
 // clip is s, longer than max, cut to at most max bytes at a character
 // boundary, with the number of bytes cut.
 func clip[T string | []byte](s T, max int) string {
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
+	cut := runeCut(s, max)
 	return string(s[:cut]) + fmt.Sprintf("…(%d more bytes)", len(s)-cut)
+}
+
+// runeCut is the largest n <= max at which s, longer than max, can be cut
+// without splitting a character.
+func runeCut[T string | []byte](s T, max int) int {
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return max
 }
 
 func (r *Report) unverified(field, value string) {

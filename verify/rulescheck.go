@@ -76,16 +76,10 @@ func checkForbiddenWords(rep *Report, m *bundle.Manifest) {
 	}
 }
 
-// NormaliseVersion turns a version command's output into a bare version:
-// the first line, trimmed, without a leading "v" (node prints v24.11.1).
-func NormaliseVersion(out string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
-	return strings.TrimPrefix(strings.TrimSpace(line), "v")
-}
-
-// normaliseVersionBytes is NormaliseVersion of a file's bytes, as a slice
-// of them.
-func normaliseVersionBytes(out []byte) []byte {
+// normaliseVersion turns a version command's output into a bare version,
+// as a slice of it: the first line, trimmed, without a leading "v" (node
+// prints v24.11.1).
+func normaliseVersion(out []byte) []byte {
 	line, _, _ := bytes.Cut(bytes.TrimSpace(out), []byte("\n"))
 	return bytes.TrimPrefix(bytes.TrimSpace(line), []byte("v"))
 }

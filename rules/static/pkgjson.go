@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dshaudit/dshaudit/internal/jsonwalk"
 )
 
 // Size bounds for hostile input. SPEC.md "T0 static check", "Input bounds".
@@ -64,7 +66,10 @@ func parsePackageJSON(b []byte) (map[string]any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("%w: package.json is not valid JSON: %w", ErrUnresolvable, err)
 	}
-	if trailing(b, dec.InputOffset()) {
+	// Any byte after the value counts, "}" and "]" too, which
+	// json.Decoder.More does not count as more data and JSON.parse (npm's
+	// reader) refuses. SPEC.md "Verdict and report (DSHIO/T 20 5.5)".
+	if jsonwalk.Trailing(b[dec.InputOffset():]) {
 		return nil, fmt.Errorf("%w: package.json has data after the top-level value", ErrUnresolvable)
 	}
 	m, ok := v.(map[string]any)
@@ -72,14 +77,6 @@ func parsePackageJSON(b []byte) (map[string]any, error) {
 		return nil, fmt.Errorf("%w: package.json top level is %s, expected an object", ErrUnresolvable, jsonKind(v))
 	}
 	return m, nil
-}
-
-// trailing reports whether b holds anything but JSON white space from
-// offset off on. Any byte counts, "}" and "]" too, which json.Decoder.More
-// does not count as more data and JSON.parse (npm's reader) refuses.
-// SPEC.md "Verdict and report (DSHIO/T 20 5.5)".
-func trailing(b []byte, off int64) bool {
-	return len(bytes.TrimLeft(b[off:], " \t\r\n")) != 0
 }
 
 // PatchPath returns the patch path declared in package.json
