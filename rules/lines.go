@@ -57,28 +57,129 @@ func eachRawLine(b []byte, f func([]byte) bool) {
 	}
 }
 
-var ansiEscape = lazyregexp.New("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
-
 // cleanLine cleans one raw line as SPEC.md "Output lines" has it: a
 // trailing "\r" dropped, each run of invalid UTF-8 made one U+FFFD, ANSI
 // escape sequences removed, then other control characters (a tab becomes
-// a space). It is strings.Map(cleanRune,
-// ansiEscape.ReplaceAllString(strings.ToValidUTF8(l, "\uFFFD"), ""))
-// (TestCleanLineAsComposed, FuzzCleanLine), done so that a hostile line
-// of up to 16 MiB is copied at most twice: the escape sequences are
-// removed from the raw bytes (the pattern's classes are ASCII, so an
-// invalid byte matches where its U+FFFD would), each replaced by a
-// control byte that cleanRunes drops but that keeps the invalid bytes on
-// its two sides two runs, as the sequence's own bytes kept them.
+// a space). It gives what strings.Map(cleanRune,
+// ansiEscape.ReplaceAllString(strings.ToValidUTF8(l, "\uFFFD"), "")) gives
+// (TestCleanLineAsComposed, FuzzCleanLine keep the composition as the
+// oracle), in one pass that counts the cleaned length and one that writes
+// it: a hostile line of up to 16 MiB costs one string of exactly the
+// cleaned size, where the composition held two or three growing copies.
 func cleanLine(l []byte) string {
 	l = bytes.TrimSuffix(l, []byte("\r"))
 	if printableASCII(l) {
 		return string(l) // nothing to clean
 	}
-	if bytes.IndexByte(l, 0x1b) >= 0 && ansiEscape.Match(l) {
-		l = ansiEscape.ReplaceAllLiteral(l, []byte{0x01})
+	var b strings.Builder
+	b.Grow(cleanInto(nil, l))
+	cleanInto(&b, l)
+	return b.String()
+}
+
+// cleanInto writes the cleaned form of l (without its "\r") to b, or only
+// counts it when b is nil, and returns its length in bytes. An escape
+// sequence ends a run of invalid bytes, as its own bytes did before
+// invalid UTF-8 was repaired: the invalid bytes on its two sides become
+// two U+FFFD.
+func cleanInto(b *strings.Builder, l []byte) int {
+	n := 0
+	invalid := false
+	for len(l) > 0 {
+		c := l[0]
+		if c >= ' ' && c <= '~' { // a run of printable ASCII stays as it is
+			k := 1
+			for k < len(l) && l[k] >= ' ' && l[k] <= '~' {
+				k++
+			}
+			n += k
+			if b != nil {
+				b.Write(l[:k])
+			}
+			l = l[k:]
+			invalid = false
+			continue
+		}
+		if c < utf8.RuneSelf {
+			k := 1
+			if c == 0x1b {
+				k = max(1, escapeLen(l))
+			}
+			l = l[k:]
+			invalid = false
+			if c == '\t' && k == 1 {
+				n++
+				if b != nil {
+					b.WriteByte(' ')
+				}
+			}
+			continue // an escape sequence, or a control character
+		}
+		r, size := utf8.DecodeRune(l)
+		l = l[size:]
+		if r == utf8.RuneError && size == 1 {
+			if !invalid {
+				n += utf8.RuneLen(utf8.RuneError)
+				if b != nil {
+					b.WriteRune(utf8.RuneError)
+				}
+			}
+			invalid = true
+			continue
+		}
+		invalid = false
+		if unicode.IsControl(r) {
+			continue
+		}
+		n += size
+		if b != nil {
+			b.WriteRune(r)
+		}
 	}
-	return cleanRunes(l)
+	return n
+}
+
+// escapeLen returns the length of the ANSI escape sequence at the start of
+// l, which starts with ESC, or 0 when none starts there. The sequences are
+// those of SPEC.md "Output lines", the leftmost-first matches of
+// ansiEscape: a CSI (ESC "[", parameter bytes 0x30–0x3F, intermediate
+// bytes 0x20–0x2F, a final byte 0x40–0x7E), an OSC (ESC "]" and every
+// byte up to BEL or ESC, with a BEL or an ESC "\" that ends it), or ESC
+// and one byte of 0x40–0x5A or 0x5C–0x5F. It reads l only up to the next
+// ESC or BEL, so that a line of escape bytes is cleaned in linear time.
+func escapeLen(l []byte) int {
+	if len(l) < 2 {
+		return 0
+	}
+	switch c := l[1]; {
+	case c == '[':
+		i := 2
+		for i < len(l) && l[i] >= '0' && l[i] <= '?' {
+			i++
+		}
+		for i < len(l) && l[i] >= ' ' && l[i] <= '/' {
+			i++
+		}
+		if i < len(l) && l[i] >= '@' && l[i] <= '~' {
+			return i + 1
+		}
+		return 0 // the classes are disjoint: no shorter match either
+	case c == ']':
+		i := 2
+		for i < len(l) && l[i] != 0x07 && l[i] != 0x1b {
+			i++
+		}
+		switch {
+		case i < len(l) && l[i] == 0x07:
+			return i + 1
+		case i+1 < len(l) && l[i+1] == '\\':
+			return i + 2
+		}
+		return i
+	case c >= '@' && c <= 'Z' || c >= '\\' && c <= '_':
+		return 2
+	}
+	return 0
 }
 
 // cleanRune turns a tab into a space and drops other control characters.
@@ -90,30 +191,6 @@ func cleanRune(r rune) rune {
 		return -1
 	}
 	return r
-}
-
-// cleanRunes is strings.Map(cleanRune, strings.ToValidUTF8(string(l),
-// "\uFFFD")) in one pass: each run of invalid bytes becomes one U+FFFD.
-func cleanRunes(l []byte) string {
-	var b strings.Builder
-	b.Grow(len(l))
-	invalid := false
-	for len(l) > 0 {
-		r, n := utf8.DecodeRune(l)
-		l = l[n:]
-		if r == utf8.RuneError && n == 1 {
-			if !invalid {
-				b.WriteRune(utf8.RuneError)
-			}
-			invalid = true
-			continue
-		}
-		invalid = false
-		if r = cleanRune(r); r >= 0 {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // printableASCII reports whether every byte of l is in ' '…'~'.

@@ -1,10 +1,18 @@
 package rules
 
 import (
+	"bytes"
 	"math/rand"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// ansiEscape is SPEC.md "Output lines"' escape sequences as the pattern
+// that cleanLine used before it matched them by hand (escapeLen).
+var ansiEscape = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
 
 // composedCleanLine is cleanLine as it was written before it worked on
 // bytes (dshaudit 0e0e43f): the oracle of TestCleanLineAsComposed.
@@ -22,12 +30,35 @@ var cleanLineCases = []string{
 	"\xff\x1b[m\xff", "\xff\xfe\x1b[1m\xfd", "a\x1b]0;title\x07b", "a\x1b]0;ti\xfftle\x1b\\b", "\x1b]unterminated",
 	"\x1bM", "\x1b\\", "\x1b_", "\x1b@", "\x1b[?25l", "é\x1b[1mé", "\x00\x01\x7f\u0085\u2028", "\uFFFD\xff",
 	"\x1b[1;2;3 !m", "\x1b[\xffm", "\xe2\x82\x1b[m\xac", "\x1b\xff", "\r\x1b[m\r",
+	"\x1b]\x1b]\x1b\\", "\x1b]a\x1bb", "\x1b]a\x1b", "\x1b[0\x1b[m", "\x1b[12", "\x1b[1 ", "\x1b[ 1m", "\x1b", "\xff\x1b\xff",
+	"\x1b\x7f", "\x1b^", "\x1bZ", "\x1b[", "\x1b[~", "\x1b[?", "\x1b]\x07\xff", "\xff\x00\xff", "\xffa\xffa", "\u0085\xff\u0085",
 }
 
 func TestCleanLineAsComposed(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	alphabet := []string{"\x1b", "[", "]", "m", "0", ";", "?", " ", "\x07", "\\", "\xff", "\xe2\x82", "é", "\t", "\r", "a", "\x00", "\u0085", "\uFFFD", "@", "_", "M"}
 	cases := append([]string{}, cleanLineCases...)
+	files, _ := filepath.Glob(filepath.Join(evidenceDir, "*/t*.std*"))
+	if len(files) == 0 {
+		t.Fatalf("no evidence under %s", evidenceDir)
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			cases = append(cases, string(l))
+		}
+	}
+	bytesAlphabet := []byte("a\t\x00\x7f\xc3\xa9\xff\x80\xe2\x82\xac\xef\xbf\xbd\xf0\x9f\x1b[]\x07\\m0")
+	for range 20000 {
+		l := make([]byte, rng.Intn(16))
+		for i := range l {
+			l[i] = bytesAlphabet[rng.Intn(len(bytesAlphabet))]
+		}
+		cases = append(cases, string(l))
+	}
 	for range 20000 {
 		var b strings.Builder
 		for range rng.Intn(12) {

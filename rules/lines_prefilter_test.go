@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"bytes"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,32 +33,6 @@ func TestLineRegexpPrefiltersAreExact(t *testing.T) {
 			if re.MatchString(l) && !strings.HasPrefix(l, prefix) {
 				t.Errorf("prefix %q skips %q", prefix, l)
 			}
-		}
-	}
-}
-
-// cleanRunes gives what the two passes it replaces give, on random bytes
-// (invalid runs, controls, tabs, U+FFFD itself) and on the real evidence.
-func TestCleanRunesIsTheTwoPasses(t *testing.T) {
-	ref := func(l []byte) string { return strings.Map(cleanRune, strings.ToValidUTF8(string(l), "\uFFFD")) }
-	ins := [][]byte{nil, []byte("\xff\x01\xff"), []byte("a\tb\x00c"), []byte("\xed\xa0\x80x"), []byte("\uFFFD\xff"), []byte("é\x85\u2028")}
-	files, _ := filepath.Glob(filepath.Join(evidenceDir, "*/t*.std*"))
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		ins = append(ins, bytes.Split(b, []byte("\n"))...)
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte("a\t\x00\x7f\xc3\xa9\xff\x80\xe2\x82\xac\xef\xbf\xbd\xf0\x9f")
-	for range 20000 {
-		l := make([]byte, rng.IntN(12))
-		for i := range l {
-			l[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		ins = append(ins, l)
-	}
-	for _, l := range ins {
-		if got, want := cleanRunes(l), ref(l); got != want {
-			t.Fatalf("cleanRunes(%q) = %q, want %q", l, got, want)
 		}
 	}
 }
