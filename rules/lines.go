@@ -182,17 +182,6 @@ func escapeLen(l []byte) int {
 	return 0
 }
 
-// cleanRune turns a tab into a space and drops other control characters.
-func cleanRune(r rune) rune {
-	if r == '\t' {
-		return ' '
-	}
-	if unicode.IsControl(r) {
-		return -1
-	}
-	return r
-}
-
 // printableASCII reports whether every byte of l is in ' '…'~'.
 func printableASCII(l []byte) bool {
 	for _, c := range l {

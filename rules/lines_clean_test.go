@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // ansiEscape is SPEC.md "Output lines"' escape sequences as the pattern
@@ -21,6 +22,17 @@ func composedCleanLine(l []byte) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = ansiEscape.ReplaceAllString(s, "")
 	return strings.Map(cleanRune, s)
+}
+
+// cleanRune, the oracle's last step, turns a tab into a space and drops other control characters.
+func cleanRune(r rune) rune {
+	if r == '\t' {
+		return ' '
+	}
+	if unicode.IsControl(r) {
+		return -1
+	}
+	return r
 }
 
 // cleanLineCases are lines where escape removal, control removal and
