@@ -87,9 +87,9 @@ func cleanInto(b *strings.Builder, l []byte) int {
 	invalid := false
 	for len(l) > 0 {
 		c := l[0]
-		if c >= ' ' && c <= '~' { // a run of printable ASCII stays as it is
+		if printableByte(c) { // a run of printable ASCII stays as it is
 			k := 1
-			for k < len(l) && l[k] >= ' ' && l[k] <= '~' {
+			for k < len(l) && printableByte(l[k]) {
 				k++
 			}
 			n += k
@@ -182,15 +182,19 @@ func escapeLen(l []byte) int {
 	return 0
 }
 
-// printableASCII reports whether every byte of l is in ' '…'~'.
+// printableASCII reports whether every byte of l is printableByte.
 func printableASCII(l []byte) bool {
 	for _, c := range l {
-		if c < ' ' || c > '~' {
+		if !printableByte(c) {
 			return false
 		}
 	}
 	return true
 }
+
+// printableByte reports whether c is printable ASCII, ' '…'~': a byte
+// that cleaning keeps as it is.
+func printableByte(c byte) bool { return c >= ' ' && c <= '~' }
 
 // isNoiseLine reports whether a trimmed line is excluded from first_error
 // by DSHIO/T 20 6.6: empty, pure JSON, box-drawing, or a progress line.
