@@ -43,10 +43,11 @@ func scanFirstError(merged []byte) (string, bool) {
 	return boundLine(first), found
 }
 
-// boundLine cuts s to MaxFirstErrorBytes at a rune boundary.
+// boundLine cuts s to MaxFirstErrorBytes at a rune boundary, in a string
+// of its own: s may be a substring of a whole output (eachLine).
 func boundLine(s string) string {
 	if len(s) <= MaxFirstErrorBytes {
-		return s
+		return strings.Clone(s)
 	}
 	cut := MaxFirstErrorBytes
 	for cut > 0 && !utf8.RuneStart(s[cut]) {

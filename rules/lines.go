@@ -36,9 +36,32 @@ func splitLines(b []byte) []string {
 // returns false, holding one line at a time: a rule that reads every line
 // of a 16 MiB log of empty lines does not build a list of 16 million
 // strings.
+//
+// Output of at most lineCopyLimit bytes is first copied into one string,
+// and a line that cleaning leaves as it is (printable ASCII, the common
+// case) is a substring of it: one allocation for the output instead of one
+// per line. A caller that keeps a line beyond the result it builds clones
+// it (boundLine does), so that a small result does not hold the copy.
 func eachLine(b []byte, f func(string) bool) {
-	eachRawLine(b, func(l []byte) bool { return f(cleanLine(l)) })
+	if len(b) > lineCopyLimit {
+		eachRawLine(b, func(l []byte) bool { return f(cleanLine(l)) })
+		return
+	}
+	s, off := string(b), 0
+	eachRawLine(b, func(l []byte) bool {
+		start := off
+		off += len(l) + 1
+		if l = bytes.TrimSuffix(l, []byte("\r")); printableASCII(l) {
+			return f(s[start : start+len(l)])
+		}
+		return f(cleanLine(l))
+	})
 }
+
+// lineCopyLimit bounds the output eachLine copies whole: larger output,
+// a hostile log of up to 16 MiB, is cleaned line by line, so that it costs
+// no copy beside its lines.
+const lineCopyLimit = 64 << 10
 
 // eachRawLine calls f with each line of b as splitLines splits it, before
 // cleanLine, until f returns false. It allocates nothing, so a rule that
@@ -277,12 +300,52 @@ func isFatalTrimmed(t string) bool {
 	if strings.IndexByte(t, ':') < 0 {
 		return strings.Contains(t, "skipping profile bundle")
 	}
-	lower := strings.ToLower(t)
-	if strings.HasPrefix(lower, "fatal:") || strings.HasPrefix(lower, "fatal error:") ||
-		strings.Contains(lower, ": fatal:") || strings.Contains(lower, ": fatal error:") {
+	if fatalAt(t) {
 		return true
 	}
+	for i := strings.IndexByte(t, ':'); i >= 0; {
+		if r := t[i+1:]; strings.HasPrefix(r, " ") && fatalAt(r[1:]) {
+			return true
+		}
+		j := strings.IndexByte(t[i+1:], ':')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
 	return strings.Contains(t, "skipping profile bundle")
+}
+
+// fatalAt reports whether s starts with "fatal:" or "fatal error:", ASCII
+// letters compared without case (SPEC.md "T4 boot": case-insensitively).
+// Comparing ASCII only is exact: the runes besides ASCII letters that
+// lower or fold to an ASCII letter are U+0130, U+017F and U+212A, to "i",
+// "s" and "k", none of them in these words (TestFatalFoldIsExact). It
+// compares in place, so that a line costs no lowered copy.
+func fatalAt(s string) bool {
+	if !hasPrefixFoldASCII(s, "fatal") {
+		return false
+	}
+	s = s[len("fatal"):]
+	return strings.HasPrefix(s, ":") || hasPrefixFoldASCII(s, " error:")
+}
+
+// hasPrefixFoldASCII reports whether s starts with lower, a lower-case
+// ASCII string, upper-case ASCII letters in s read as lower-case.
+func hasPrefixFoldASCII(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for i := 0; i < len(lower); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // isErrorLikeTrimmed reports whether a trimmed, non-skipped line looks like

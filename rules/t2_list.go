@@ -33,7 +33,8 @@ func ListedDependencies(stdout []byte) []Dependency {
 			in = false
 			return true
 		}
-		deps = append(deps, Dependency{Name: f[0], Version: f[1]})
+		// Clones: l may be a substring of the whole output (eachLine).
+		deps = append(deps, Dependency{Name: strings.Clone(f[0]), Version: strings.Clone(f[1])})
 		return true
 	})
 	return deps
