@@ -295,23 +295,23 @@ func isFatalTrimmed(t string) bool {
 	if mayBeJSError(t) && jsErrorLine.MatchString(t) || strings.HasPrefix(t, "Uncaught") && uncaught.MatchString(t) {
 		return true
 	}
-	// Every fatal pattern holds a colon, which lowering neither makes nor
-	// removes: a line without one is not lowered.
-	if strings.IndexByte(t, ':') < 0 {
+	// Every fatal pattern holds a colon.
+	i := strings.IndexByte(t, ':')
+	if i < 0 {
 		return strings.Contains(t, "skipping profile bundle")
 	}
 	if fatalAt(t) {
 		return true
 	}
-	for i := strings.IndexByte(t, ':'); i >= 0; {
-		if r := t[i+1:]; strings.HasPrefix(r, " ") && fatalAt(r[1:]) {
+	for rest := t[i:]; ; { // rest starts at a colon
+		if strings.HasPrefix(rest, ": ") && fatalAt(rest[2:]) {
 			return true
 		}
-		j := strings.IndexByte(t[i+1:], ':')
+		j := strings.IndexByte(rest[1:], ':')
 		if j < 0 {
 			break
 		}
-		i += 1 + j
+		rest = rest[1+j:]
 	}
 	return strings.Contains(t, "skipping profile bundle")
 }
@@ -352,7 +352,13 @@ func hasPrefixFoldASCII(s, lower string) bool {
 // an error: a fatal line, a pnpm ERR_PNPM_ code, a pnpm/Node error code
 // banner such as "ELIFECYCLE  Command failed…", or an npm "ERR!" line.
 func isErrorLikeTrimmed(t string) bool {
-	return isFatalTrimmed(t) || strings.Contains(t, "ERR_PNPM_") || strings.HasPrefix(t, "E") && errorCodeBanner.MatchString(t) ||
+	if isFatalTrimmed(t) {
+		return true
+	}
+	if strings.IndexByte(t, 'E') < 0 {
+		return false // each of the patterns left holds an "E"
+	}
+	return strings.Contains(t, "ERR_PNPM_") || strings.HasPrefix(t, "E") && errorCodeBanner.MatchString(t) ||
 		strings.HasPrefix(t, "ERR!") || strings.Contains(t, " ERR!")
 }
 

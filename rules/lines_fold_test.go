@@ -65,3 +65,33 @@ func TestFatalPatternsAsLowered(t *testing.T) {
 		}
 	}
 }
+
+// isErrorLikeTrimmed's "E" test only skips lines that none of the
+// patterns after it matches: with and without it, every line of the real
+// evidence and of random pieces gets the same answer.
+func TestErrorLikePrefilterIsExact(t *testing.T) {
+	unfiltered := func(t string) bool {
+		return isFatalTrimmed(t) || strings.Contains(t, "ERR_PNPM_") || strings.HasPrefix(t, "E") && errorCodeBanner.MatchString(t) ||
+			strings.HasPrefix(t, "ERR!") || strings.Contains(t, " ERR!")
+	}
+	var lines []string
+	for _, b := range evidenceSeeds(t, "*/t*.std*") {
+		for _, l := range splitLines(b) {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
+	pieces := []string{"ERR_PNPM_", "ERR!", " ERR!", "E", "ELIFECYCLE", "  ", "x", "Error:", "fatal:", ": ", "e"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(6) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		lines = append(lines, b.String())
+	}
+	for _, l := range lines {
+		if got, want := isErrorLikeTrimmed(l), unfiltered(l); got != want {
+			t.Errorf("%q: error-like %v, without the prefilter %v", l, got, want)
+		}
+	}
+}
