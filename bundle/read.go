@@ -55,10 +55,15 @@ func (a *Archive) sumOf(path string, data []byte) ([sha256.Size]byte, bool) {
 // entry that is not a regular file with a safe, unique name in the
 // bundle order is refused. Errors wrap the sentinel of their class and
 // quote the entry name. Read does not compare files with the manifest;
-// call DecodeManifest and CompareFiles for that.
-func Read(r io.Reader, lim Limits) (*Archive, error) {
+// call DecodeManifest and CompareFiles for that. Options change how Read
+// works, never what it accepts or which refusal it reports.
+func Read(r io.Reader, lim Limits, opts ...ReadOption) (*Archive, error) {
 	if err := lim.validate(); err != nil {
 		return nil, err
+	}
+	var cfg readConfig
+	for _, o := range opts {
+		o(&cfg)
 	}
 	// The input is read once, in step with the decoder: the frame is
 	// checked as it goes by, never held whole in memory.
@@ -66,31 +71,56 @@ func Read(r io.Reader, lim Limits) (*Archive, error) {
 	if err := fr.readHeader(); err != nil {
 		return nil, err
 	}
-	dec, err := getDecoder(fr, lim)
+	dec, err := getDecoder(fr, lim, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	defer putDecoder(dec, lim)
-
-	stream := &capReader{r: dec, left: tarStreamLimit(lim)}
-	a, err := readTar(stream, lim)
+	a, err := readStream(dec, lim)
+	// Once the decoder is given back, nothing reads fr any more (a
+	// decoder that decodes ahead has stopped): what fr found can be read.
+	putDecoder(dec, lim, cfg)
 	if err != nil {
+		// The frame's structure is checked to its end whatever the tar
+		// stream held, so that the refusal reported does not depend on
+		// how far the decoder read ahead of the tar reader.
+		fr.skipRest()
 		return nil, fr.prefer(err)
-	}
-	// Read the decompressed stream to its end: this is what makes the
-	// decoder verify the frame's content checksum, and anything after the
-	// tar end-of-archive marker is refused.
-	var one [1]byte
-	switch k, err := io.ReadFull(stream, one[:]); {
-	case k > 0:
-		return nil, fmt.Errorf("%w: data after the tar end-of-archive marker", ErrTrailingData)
-	case !errors.Is(err, io.EOF):
-		return nil, fr.prefer(streamError("after the tar end-of-archive marker", err))
 	}
 	if err := fr.finish(); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// readStream reads the decompressed stream: the tar archive, then the
+// stream to its end, which is what makes the decoder verify the frame's
+// content checksum; anything after the tar end-of-archive marker is
+// refused. A frame whose content does not decode is refused as such even
+// when the tar reader failed first, on what came before (SPEC.md
+// "Streaming read"): the decoder on one goroutine withholds the last
+// block when the checksum fails, and the one of DecodeAhead passes it on,
+// so the tar reader may fail on the garbage of one and not of the other.
+func readStream(dec io.Reader, lim Limits) (*Archive, error) {
+	stream := &capReader{r: decoderErrors{dec}, left: tarStreamLimit(lim)}
+	a, err := readTar(stream, lim)
+	if err == nil {
+		var one [1]byte
+		switch k, rerr := io.ReadFull(stream, one[:]); {
+		case k > 0:
+			err = fmt.Errorf("%w: data after the tar end-of-archive marker", ErrTrailingData)
+		case !errors.Is(rerr, io.EOF):
+			err = streamError("after the tar end-of-archive marker", rerr)
+		}
+	}
+	if err == nil {
+		return a, nil
+	}
+	if !undecodable(err) {
+		if _, derr := io.Copy(io.Discard, stream); undecodable(derr) {
+			err = streamError("", derr)
+		}
+	}
+	return nil, err
 }
 
 // tarStreamLimit bounds the decompressed tar stream: the entry data limit
@@ -226,18 +256,59 @@ func checkEntryHeader(hdr *tar.Header, lim Limits) error {
 }
 
 // streamError classifies an error from the decompressed stream: a limit
-// hit keeps its class, a zstd window refusal becomes ErrWindowTooLarge,
-// anything else (truncation, tar or zstd structure, checksum) ErrCorrupt.
+// hit keeps its class, anything else (truncation, tar or zstd structure,
+// a block that does not decode, checksum) is ErrCorrupt. Where in the
+// stream it happened is said unless the decoder said it.
 func streamError(where string, err error) error {
 	switch {
 	case errors.Is(err, ErrTooLarge):
 		return fmt.Errorf("%s: %w", where, err)
-	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
-		return fmt.Errorf("%w: %s: %w", ErrWindowTooLarge, where, err)
+	case undecodable(err):
+		// Not where the tar reader was: a decoder that decodes ahead
+		// reports these a read later or sooner.
+		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	case errors.Is(err, io.EOF):
 		err = io.ErrUnexpectedEOF
 	}
 	return fmt.Errorf("%w: %s: %w", ErrCorrupt, where, err)
+}
+
+// What the reader says of a frame whose content the decoder cannot
+// decode (SPEC.md "Streaming read").
+var (
+	errBlockUndecodable = errors.New("a zstd block does not decode")
+	errChecksumMismatch = errors.New("the zstd content checksum does not match")
+	errContentSize      = errors.New("the zstd frame does not decode to the content size it declares")
+)
+
+// undecodable says err is the decoder's: content that does not decode.
+func undecodable(err error) bool {
+	return errors.Is(err, errBlockUndecodable) || errors.Is(err, errChecksumMismatch) || errors.Is(err, errContentSize)
+}
+
+// decoderErrors passes on what the zstd decoder decodes and replaces what
+// it says of content it cannot decode by one of the three errors above:
+// how a decoder words a bad block depends on how it runs (on one
+// goroutine or ahead, DecodeAhead: "match offset bigger than current
+// history" from one, "unexpected literal count" from the other, for the
+// same bytes) and on its version, and a verification's findings must
+// not. Window and dictionary refusals are the frame header's, checked
+// before the decoder sees it (frameReader.readHeader), so from the
+// decoder they too mean content that does not decode.
+type decoderErrors struct{ r io.Reader }
+
+func (d decoderErrors) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	switch {
+	case err == nil, err == io.EOF:
+	case errors.Is(err, zstd.ErrCRCMismatch):
+		err = errChecksumMismatch
+	case errors.Is(err, zstd.ErrFrameSizeMismatch), errors.Is(err, zstd.ErrFrameSizeExceeded):
+		err = errContentSize
+	default:
+		err = errBlockUndecodable
+	}
+	return n, err
 }
 
 // countReader counts the bytes read through it.

@@ -43,6 +43,19 @@ func newDecoder(r io.Reader, lim Limits) (*zstd.Decoder, error) {
 	)
 }
 
+// newAheadDecoder returns the decoder of DecodeAhead: the same checks as
+// newDecoder's, decoding on two goroutines of its own with a history
+// buffer of twice the window.
+func newAheadDecoder(r io.Reader, lim Limits) (*zstd.Decoder, error) {
+	return zstd.NewReader(r,
+		zstd.WithDecoderConcurrency(2),
+		zstd.WithDecoderLowmem(false),
+		zstd.WithDecoderMaxWindow(lim.MaxWindow),
+		zstd.WithDecoderMaxMemory(lim.MaxWindow),
+		zstd.IgnoreChecksum(false),
+	)
+}
+
 // zstd frame format constants (RFC 8878 3.1.1.2).
 const (
 	blockHeaderSize = 3

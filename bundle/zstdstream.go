@@ -185,6 +185,11 @@ func (f *frameReader) Read(p []byte) (int, error) {
 	if f.n > f.lim.MaxCompressed {
 		return 0, f.fail(fmt.Errorf("%w: compressed input exceeds %d bytes", ErrTooLarge, f.lim.MaxCompressed))
 	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		// Kept, so that Read reports the input's own failure, not what
+		// the decoder made of it.
+		return n, f.fail(fmt.Errorf("read bundle: %w", err))
+	}
 	if errors.Is(err, io.EOF) {
 		if f.left > 0 {
 			what := "zstd block"
@@ -232,9 +237,13 @@ func (f *frameReader) finish() error {
 // time.
 var decoders sync.Pool
 
-// getDecoder returns a decoder reading r, from the pool when lim has the
-// default window; give it back with putDecoder.
-func getDecoder(r io.Reader, lim Limits) (*zstd.Decoder, error) {
+// getDecoder returns a decoder reading r: with cfg.decodeAhead a new one
+// of its own (DecodeAhead), else one from the pool when lim has the
+// default window. Give it back with putDecoder.
+func getDecoder(r io.Reader, lim Limits, cfg readConfig) (*zstd.Decoder, error) {
+	if cfg.decodeAhead {
+		return newAheadDecoder(r, lim)
+	}
 	if lim.MaxWindow == DefaultMaxWindow {
 		if d, ok := decoders.Get().(*zstd.Decoder); ok {
 			if err := d.Reset(r); err == nil {
@@ -246,12 +255,28 @@ func getDecoder(r io.Reader, lim Limits) (*zstd.Decoder, error) {
 	return newDecoder(r, lim)
 }
 
-func putDecoder(d *zstd.Decoder, lim Limits) {
-	if lim.MaxWindow != DefaultMaxWindow || d.Reset(nil) != nil {
+// putDecoder gives back a decoder from getDecoder. When it returns, the
+// decoder has stopped: none of its goroutines reads its input any more
+// (Reset and Close drain its output, which its last goroutine closes
+// after the last read).
+func putDecoder(d *zstd.Decoder, lim Limits, cfg readConfig) {
+	if cfg.decodeAhead || lim.MaxWindow != DefaultMaxWindow || d.Reset(nil) != nil {
 		d.Close()
 		return
 	}
 	decoders.Put(d)
+}
+
+// skipRest reads the rest of the frame past the decoder, checking its
+// structure as Read does, up to the frame's end or the first refusal.
+// Call it only once the decoder has stopped.
+func (f *frameReader) skipRest() {
+	var buf [16 << 10]byte
+	for f.err == nil {
+		if _, err := f.Read(buf[:]); err != nil {
+			return
+		}
+	}
 }
 
 // prefer returns the frame's structural error when there is one, else err.

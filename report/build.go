@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/dshaudit/dshaudit/assemble"
@@ -47,7 +48,10 @@ var ErrReplay = errors.New("not a dshaudit replay result")
 // verification gives a page that says so.
 func Build(ctx context.Context, in Input) (*Page, error) {
 	opts := in.Verify
-	opts.KeepEvidence = true // the page shows what verify read and derived
+	// The page shows what verify read and derived, of one bundle, whose
+	// decoding can take the core the rest leaves idle.
+	opts.KeepEvidence = true
+	opts.DecodeAhead = runtime.GOMAXPROCS(0) > 1
 	rep, err := verify.Verify(ctx, in.Name, bytes.NewReader(in.Raw), opts)
 	if err != nil {
 		return nil, err

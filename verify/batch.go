@@ -65,7 +65,8 @@ const aheadPerWorker = 4
 // number of paths, and the verifications share one Budget (opts.Budget,
 // or a new one for opts' limits), so that their memory together stays
 // that of one verification of the largest bundle (SPEC.md "Many
-// bundles"). Once ctx is done no bundle is
+// bundles"). Each decodes every bundle on its worker's goroutine
+// (opts.DecodeAhead is ignored). Once ctx is done no bundle is
 // started; each one not verified is emitted as "not verified:
 // interrupted".
 func Each(ctx context.Context, paths []string, opts Options, workers int, emit func(Item)) {
@@ -75,6 +76,7 @@ func Each(ctx context.Context, paths []string, opts Options, workers int, emit f
 	if opts.Budget == nil {
 		opts.Budget = NewBudget(opts.Limits, opts.RuleLimits)
 	}
+	opts.DecodeAhead = false // the workers fill the cores
 	inOrder(ctx, len(paths), workers,
 		func(i int) Item { return one(ctx, paths[i], opts) },
 		func(i int, it Item) {

@@ -48,6 +48,12 @@ type Options struct {
 	// bundles"). Nil for a single verification, whose memory the limits
 	// alone bound.
 	Budget *Budget
+	// DecodeAhead decodes the bundle on goroutines of its own, ahead of
+	// the reader (bundle.DecodeAhead): for one verification with a core
+	// to spare, as `dshaudit verify FILE` and `dshaudit report` run it.
+	// Each ignores it: its workers already fill the cores. The report is
+	// the same either way.
+	DecodeAhead bool
 }
 
 // DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits and refusals").
@@ -89,7 +95,11 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		defer release()
 	}
 	// 1. Archive safety.
-	arc, readErr := bundle.Read(br, lim)
+	var readOpts []bundle.ReadOption
+	if opts.DecodeAhead {
+		readOpts = append(readOpts, bundle.DecodeAhead())
+	}
+	arc, readErr := bundle.Read(br, lim, readOpts...)
 	// The rest of the file (nothing, for a bundle Read accepts) still
 	// counts towards its digest.
 	if _, err := io.Copy(io.Discard, br); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -198,6 +199,8 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	defer f.Close()
+	// One bundle: its decoding can take the core the rest leaves idle.
+	opts.DecodeAhead = runtime.GOMAXPROCS(0) > 1
 	rep, err := verify.Verify(cmd.Context(), path, f, opts)
 	if err != nil {
 		if errors.Is(err, verify.ErrUnreadable) {
