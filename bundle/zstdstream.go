@@ -271,12 +271,9 @@ func putDecoder(d *zstd.Decoder, lim Limits, cfg readConfig) {
 // structure as Read does, up to the frame's end or the first refusal.
 // Call it only once the decoder has stopped.
 func (f *frameReader) skipRest() {
-	var buf [16 << 10]byte
-	for f.err == nil {
-		if _, err := f.Read(buf[:]); err != nil {
-			return
-		}
-	}
+	// io.Discard reads through a buffer of its own pool: a refused
+	// bundle allocates nothing more for it.
+	_, _ = io.Copy(io.Discard, f)
 }
 
 // prefer returns the frame's structural error when there is one, else err.
