@@ -67,13 +67,14 @@ func Derive(m *bundle.Manifest, files map[string][]byte, lim rules.Limits) (Deri
 		EntryDeclaration: get(ev[RoleEntryDeclaration], "static.evidence.entry_declaration", "DSHIO/T 10 5.1.6", false),
 		Baseline:         m.Baseline,
 		InstalledSize:    m.Static.InstalledSize,
+		MaxInputBytes:    lim.MaxStaticInput,
 	}
 	d.Static = static.Check(in)
 	probs = append(probs, entryDefinitionProblems(m, files, d.Static)...)
 
 	var entries []rules.Entry
 	if in.Patch != nil {
-		entries, _ = rules.InsertEntries(in.Patch) // unparseable patch: no entries (SPEC.md "T3 mount")
+		entries, _ = rules.InsertEntries(in.Patch, lim) // unparseable patch: no entries (SPEC.md "T3 mount")
 	}
 	sub := rules.Subject{Name: m.Subject.Name, Version: m.Subject.Version}
 	window := time.Duration(m.Settings.ObservationWindowMS) * time.Millisecond

@@ -16,11 +16,12 @@ import (
 // it, which is the honest outcome (SPEC.md "T3 mount"). Keys are read
 // through merge keys (`<<`) as for the dump; an insert item whose merges a
 // YAML 1.1 loader refuses yields an Entry with both fields empty. The patch must be
-// exactly one YAML document whose root is a list, of at most MaxPatchSize
-// bytes (a larger one is not parsed); otherwise the error wraps ErrPatch.
-func InsertEntries(patch []byte) ([]Entry, error) {
-	if len(patch) > MaxPatchSize {
-		return nil, fmt.Errorf("%w: %d bytes, above the %d-byte limit, not parsed", ErrPatch, len(patch), MaxPatchSize)
+// exactly one YAML document whose root is a list, of at most
+// lim.MaxStaticInput bytes (a larger one is not parsed, as T0's clause
+// 5.1.3 does not parse it); otherwise the error wraps ErrPatch.
+func InsertEntries(patch []byte, lim Limits) ([]Entry, error) {
+	if max := lim.maxStaticInput(); int64(len(patch)) > max {
+		return nil, fmt.Errorf("%w: %d bytes, above the %d-byte limit, not parsed", ErrPatch, len(patch), max)
 	}
 	root, err := parseSingleDocument(patch)
 	if err != nil {

@@ -31,7 +31,7 @@ func TestInsertEntries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := InsertEntries([]byte(tt.patch))
+			got, err := InsertEntries([]byte(tt.patch), Limits{})
 			if tt.err {
 				if !errors.Is(err, ErrPatch) {
 					t.Errorf("err %v, want ErrPatch", err)

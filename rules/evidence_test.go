@@ -77,7 +77,7 @@ func loadCase(t *testing.T, name, plugin string) loadedCase {
 	}
 	lc.sub = Subject{Name: pkg.Name, Version: pkg.Version}
 	lc.patch = mustRead(t, filepath.Join(evidenceDir, "plugins", plugin, "cordis.patch.yml"))
-	lc.entries, lc.patchErr = InsertEntries(lc.patch)
+	lc.entries, lc.patchErr = InsertEntries(lc.patch, Limits{})
 	dir := filepath.Join(evidenceDir, name)
 	for i, s := range DynamicStages {
 		base := filepath.Join(dir, fmt.Sprintf("t%d", i+1))

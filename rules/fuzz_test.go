@@ -122,7 +122,7 @@ func fuzzFirstErrorOnce(t testing.TB, out []byte) {
 func FuzzInsertEntries(f *testing.F) {
 	addEvidenceSeeds(f, "plugins/*/cordis.patch.yml")
 	f.Fuzz(func(t *testing.T, patch []byte) {
-		_, _ = InsertEntries(patch)
+		_, _ = InsertEntries(patch, Limits{})
 	})
 }
 

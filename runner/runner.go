@@ -141,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 		o: o, imageID: img.ID, installSpec: installSpec, now: now,
 		sub: rules.Subject{Name: pkg.Name, Version: pkg.Version},
 	}
-	seq.entries, _ = rules.InsertEntries(pkg.Patch) // no entries: T3 cannot find any (SPEC.md "T3 mount")
+	seq.entries, _ = rules.InsertEntries(pkg.Patch, rules.Limits{}) // no entries: T3 cannot find any (SPEC.md "T3 mount")
 	if pkg.isLocal() {
 		dir, err := r.packageDir(pkg)
 		if err != nil {

@@ -23,6 +23,9 @@ func maxParsedInput(rl rules.Limits) int64 {
 	if n <= 0 {
 		n = rules.DefaultMaxDumpSize
 	}
+	if rl.MaxStaticInput > 0 { // every T0 input's bound (static.Input.MaxInputBytes)
+		return max(n, rl.MaxStaticInput)
+	}
 	return max(n, static.MaxPackageJSONBytes, static.MaxPatchBytes, static.MaxEntrySchemaBytes, static.MaxEntryDeclarationBytes)
 }
 

@@ -134,3 +134,23 @@ func TestEachWithTightBudget(t *testing.T) {
 		pool.Release(1)
 	}
 }
+
+// The parse pool is sized by the largest input a rule parses whole: the
+// dump limit or MaxStaticInput, whichever is larger (SPEC.md "Many
+// bundles").
+func TestMaxParsedInputFollowsRuleLimits(t *testing.T) {
+	for _, c := range []struct {
+		rl   rules.Limits
+		want int64
+	}{
+		{rules.Limits{}, 256 << 10},
+		{rules.DefaultLimits(), 256 << 10},
+		{rules.Limits{MaxStaticInput: 1 << 20}, 1 << 20},
+		{rules.Limits{MaxStaticInput: 1 << 10}, 256 << 10},
+		{rules.Limits{MaxDumpSize: 2 << 20, MaxStaticInput: 1 << 20}, 2 << 20},
+	} {
+		if got := maxParsedInput(c.rl); got != c.want {
+			t.Errorf("maxParsedInput(%+v) = %d, want %d", c.rl, got, c.want)
+		}
+	}
+}

@@ -53,6 +53,11 @@ func TestVerifyExitCodes(t *testing.T) {
 		// T3 re-derives config_failed, against the claimed pass.
 		{"small dump limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-dump-size", "1000"}, 1, "RESULT: verdict mismatch"},
 		{"zero dump limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-dump-size", "0"}, 2, ""},
+		// Its package.json is 233 bytes: under a 100-byte limit T0
+		// re-derives unresolvable, against the claimed conforming T0.
+		{"small static input limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-static-input", "100"}, 1, "RESULT: verdict mismatch"},
+		{"static input limit at the real files", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-static-input", "4096"}, 0, "RESULT: verified"},
+		{"zero static input limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-static-input", "0"}, 2, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, c.args...)

@@ -30,14 +30,15 @@ func (o *verifyOptions) registerLimits(f *pflag.FlagSet) {
 	f.Int64Var(&o.Limits.MaxTotal, "max-total", o.Limits.MaxTotal, "refuse a bundle whose entries total more bytes")
 	o.RuleLimits = rules.DefaultLimits()
 	f.Int64Var(&o.RuleLimits.MaxDumpSize, "max-dump-size", o.RuleLimits.MaxDumpSize, "re-derive T3 as config_failed, unparsed, when the dump is larger than this many bytes (SPEC.md \"T3 dump size limit\")")
+	f.Int64Var(&o.RuleLimits.MaxStaticInput, "max-static-input", o.RuleLimits.MaxStaticInput, "re-derive T0 without parsing a package.json, patch file, entry schema or EntryOptions declaration larger than this many bytes (SPEC.md \"T0 static check\", \"Input bounds\")")
 }
 
 // checkLimits refuses limits that are not positive.
 func (o *verifyOptions) checkLimits() error {
-	if o.Limits.MaxEntries < 1 || o.Limits.MaxEntrySize < 1 || o.Limits.MaxTotal < 1 || o.RuleLimits.MaxDumpSize < 1 {
+	if o.Limits.MaxEntries < 1 || o.Limits.MaxEntrySize < 1 || o.Limits.MaxTotal < 1 || o.RuleLimits.MaxDumpSize < 1 || o.RuleLimits.MaxStaticInput < 1 {
 		return errLimits
 	}
 	return nil
 }
 
-var errLimits = fmt.Errorf("%w: --max-entries, --max-entry-size, --max-total and --max-dump-size must be positive", ErrUsage)
+var errLimits = fmt.Errorf("%w: --max-entries, --max-entry-size, --max-total, --max-dump-size and --max-static-input must be positive", ErrUsage)

@@ -146,7 +146,7 @@ func (g *gen) build(reps []capture, edit func(rep int, runs []assemble.StageRun)
 	if err != nil {
 		return nil, err
 	}
-	entries, _ := rules.InsertEntries(patch)
+	entries, _ := rules.InsertEntries(patch, rules.Limits{})
 	captured := sub
 	if g.rename != nil {
 		pkg, patch = []byte(g.rename.Replace(string(pkg))), []byte(g.rename.Replace(string(patch)))

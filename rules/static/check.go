@@ -93,7 +93,7 @@ type state struct {
 // evaluated" with the reason, every independent clause still runs.
 // SPEC.md "T0 static check".
 func Check(in Input) Report {
-	pkg, err := parsePackageJSON(in.PackageJSON)
+	pkg, err := parsePackageJSON(in.PackageJSON, in.bound(MaxPackageJSONBytes))
 	if err != nil {
 		return Report{Clauses: []ClauseResult{}, Unresolvable: true, Reason: err.Error()}
 	}

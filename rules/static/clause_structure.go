@@ -71,9 +71,9 @@ func check513(s *state) ClauseResult {
 		return notEvaluated("no patch content: clause 5.1.2 is not conforming")
 	}
 	src := s.in.Patch
-	if len(src) > MaxPatchBytes {
+	if max := s.in.bound(MaxPatchBytes); len(src) > max {
 		return ClauseResult{Status: NonConforming, Observed: fmt.Sprintf("%d bytes", len(src)),
-			Message: fmt.Sprintf("the patch file is larger than dshaudit's %d-byte limit and was not parsed", MaxPatchBytes)}
+			Message: fmt.Sprintf("the patch file is larger than dshaudit's %d-byte limit and was not parsed", max)}
 	}
 	if !utf8.Valid(src) {
 		return ClauseResult{Status: NonConforming, Observed: "invalid UTF-8",

@@ -27,9 +27,9 @@ var dshEntrySchemaVersions = map[string]bool{}
 func DSHPrintsEntrySchema(v string) bool { return dshEntrySchemaVersions[v] }
 
 // EntryDeclarationError says why an entry declaration cannot be read as
-// clause 5.1.6 reads it, or nil when it can.
+// clause 5.1.6 reads it by default, or nil when it can.
 func EntryDeclarationError(b []byte) error {
-	_, err := parseEntryDeclaration(b)
+	_, err := parseEntryDeclaration(b, MaxEntryDeclarationBytes)
 	return err
 }
 
@@ -47,11 +47,11 @@ var (
 // or Record<…> / Dict<…> → object, a string literal → string; any,
 // unknown and named types dshaudit cannot resolve (e.g. Inject) allow any
 // value. An interface allows other fields, so unknown fields are not
-// findings. A declaration above MaxEntryDeclarationBytes is not read
+// findings. A declaration above max bytes is not read
 // (SPEC.md "T0 static check", "Input bounds").
-func parseEntryDeclaration(b []byte) (*entrySchema, error) {
-	if len(b) > MaxEntryDeclarationBytes {
-		return nil, fmt.Errorf("the entry declaration is %d bytes, more than the %d-byte limit, and was not parsed", len(b), MaxEntryDeclarationBytes)
+func parseEntryDeclaration(b []byte, max int) (*entrySchema, error) {
+	if len(b) > max {
+		return nil, fmt.Errorf("the entry declaration is %d bytes, more than the %d-byte limit, and was not parsed", len(b), max)
 	}
 	m := entryInterface.FindSubmatch(b)
 	if m == nil {

@@ -21,7 +21,7 @@ func realEntryDeclaration(t *testing.T) []byte {
 }
 
 func TestParseEntryDeclarationReal(t *testing.T) {
-	es, err := parseEntryDeclaration(realEntryDeclaration(t))
+	es, err := parseEntryDeclaration(realEntryDeclaration(t), MaxEntryDeclarationBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestParseEntryDeclarationReal(t *testing.T) {
 
 func TestParseEntryDeclarationRefuses(t *testing.T) {
 	for _, src := range []string{"", "export interface Other { a: string; }", "export interface EntryOptions {\n  a b c;\n}", "export interface EntryOptions {\n}"} {
-		if _, err := parseEntryDeclaration([]byte(src)); err == nil {
+		if _, err := parseEntryDeclaration([]byte(src), MaxEntryDeclarationBytes); err == nil {
 			t.Errorf("%q: parsed", src)
 		}
 	}

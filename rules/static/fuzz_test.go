@@ -329,7 +329,7 @@ func TestFuzzPackageMaps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := parsePackageJSON(b)
+		got, err := parsePackageJSON(b, MaxPackageJSONBytes)
 		if err != nil {
 			t.Fatal(err)
 		}

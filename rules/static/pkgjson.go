@@ -51,14 +51,15 @@ var (
 	ErrPatchPathInvalid = errors.New("dsh.bundle.patch is not a relative path inside the package")
 )
 
-// parsePackageJSON decodes package.json into a JSON object, keeping numbers
-// as json.Number. Any error wraps ErrUnresolvable.
-func parsePackageJSON(b []byte) (map[string]any, error) {
+// parsePackageJSON decodes package.json, of at most max bytes, into a
+// JSON object, keeping numbers as json.Number. Any error wraps
+// ErrUnresolvable.
+func parsePackageJSON(b []byte, max int) (map[string]any, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: package.json could not be fetched", ErrUnresolvable)
 	}
-	if len(b) > MaxPackageJSONBytes {
-		return nil, fmt.Errorf("%w: package.json is %d bytes, more than the %d-byte limit", ErrUnresolvable, len(b), MaxPackageJSONBytes)
+	if len(b) > max {
+		return nil, fmt.Errorf("%w: package.json is %d bytes, more than the %d-byte limit", ErrUnresolvable, len(b), max)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -84,7 +85,7 @@ func parsePackageJSON(b []byte) (map[string]any, error) {
 // path cleaned, for fetching the patch file. It refuses absolute paths and
 // paths leaving the package root.
 func PatchPath(packageJSON []byte) (string, error) {
-	pkg, err := parsePackageJSON(packageJSON)
+	pkg, err := parsePackageJSON(packageJSON, MaxPackageJSONBytes)
 	if err != nil {
 		return "", err
 	}

@@ -24,9 +24,9 @@ type entrySchema struct {
 // parseEntrySchema reads the top-level "properties" (and
 // "additionalProperties": false) of a JSON Schema object. It returns an
 // error when the schema has no usable top-level properties.
-func parseEntrySchema(b []byte) (*entrySchema, error) {
-	if len(b) > MaxEntrySchemaBytes {
-		return nil, fmt.Errorf("the entry schema is %d bytes, more than the %d-byte limit, and was not parsed", len(b), MaxEntrySchemaBytes)
+func parseEntrySchema(b []byte, max int) (*entrySchema, error) {
+	if len(b) > max {
+		return nil, fmt.Errorf("the entry schema is %d bytes, more than the %d-byte limit, and was not parsed", len(b), max)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -120,10 +120,10 @@ func check516(s *state) ClauseResult {
 	)
 	switch {
 	case s.in.EntrySchema != nil:
-		es, err = parseEntrySchema(s.in.EntrySchema)
+		es, err = parseEntrySchema(s.in.EntrySchema, s.in.bound(MaxEntrySchemaBytes))
 		source = "schema"
 	case s.in.EntryDeclaration != nil:
-		es, err = parseEntryDeclaration(s.in.EntryDeclaration)
+		es, err = parseEntryDeclaration(s.in.EntryDeclaration, s.in.bound(MaxEntryDeclarationBytes))
 		source = "EntryOptions declaration"
 	default:
 		return ClauseResult{Status: NotCheckable, Observed: "no entry schema",

@@ -1,5 +1,7 @@
 package static
 
+import "math"
+
 // Status is a clause result state (DSHIO/T 10 6.1, 6.4).
 type Status string
 
@@ -61,6 +63,20 @@ type Input struct {
 	// there is no EntrySchema; with neither, clause 5.1.6 is not
 	// checkable.
 	EntryDeclaration []byte
+	// MaxInputBytes bounds each of PackageJSON, Patch, EntrySchema and
+	// EntryDeclaration: a larger one is not parsed (SPEC.md "T0 static
+	// check", "Input bounds"). Zero means each one's default,
+	// MaxPackageJSONBytes, MaxPatchBytes, MaxEntrySchemaBytes and
+	// MaxEntryDeclarationBytes (all 256 KiB).
+	MaxInputBytes int64
+}
+
+// bound is the size limit of one input whose default is def.
+func (in Input) bound(def int) int {
+	if in.MaxInputBytes > 0 {
+		return int(min(in.MaxInputBytes, math.MaxInt32))
+	}
+	return def
 }
 
 // Report is the T0 outcome (DSHIO/T 20 5.5).
