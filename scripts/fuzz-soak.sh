@@ -32,11 +32,12 @@
 # rules.FuzzFirstError likewise, with coverage of dshaudit only: each
 # execution runs four line rules over one output, and instrumented, the
 # regexp, strings and JSON code under them held it near 8k a second;
-# FUZZ_SCOPE_RULES overrides it. bundle.FuzzRead likewise, with coverage of
+# FUZZ_SCOPE_RULES overrides it. bundle.FuzzRead and FuzzReadTar likewise, with coverage of
 # the code that reads the hostile bytes: dshaudit, klauspost/compress (the
 # zstd, huff0 and fse decoders) and archive/tar; since every refused input
 # is read to its frame's end (SPEC 1.9), fully instrumented it ran about
-# 8.5k a second, scoped 13-15k; FUZZ_SCOPE_BUNDLE overrides it. The
+# 8.5k a second, scoped 13-15k (FuzzReadTar: 9k, and 15k); FUZZ_SCOPE_BUNDLE
+# overrides it. The
 # first scoped build compiles the standard library again (about a
 # minute), counted in the CPU time. The last column says which.
 # The soak is long (10M at 10k/s is about 17 min per target): run it with
@@ -73,7 +74,7 @@ while read -r pkg t; do
 	attest.FuzzVerify) scope=$ATTEST_SCOPE ;;
 	claim/claimfuzz.FuzzCheck) scope=$CLAIM_SCOPE ;;
 	rules.FuzzFirstError) scope=$RULES_SCOPE ;;
-	bundle.FuzzRead) scope=$BUNDLE_SCOPE ;;
+	bundle.FuzzRead | bundle.FuzzReadTar) scope=$BUNDLE_SCOPE ;;
 	esac
 	if [ -n "$scope" ]; then
 		toolexec=(-toolexec "'$OUT/fuzzscope' $scope") instrumented=$scope
