@@ -31,25 +31,18 @@ func newEncoder(w io.Writer) (*zstd.Encoder, error) {
 	)
 }
 
-// newDecoder returns a single-threaded zstd decoder that refuses windows
-// above lim.MaxWindow and verifies the content checksum.
-func newDecoder(r io.Reader, lim Limits) (*zstd.Decoder, error) {
+// newDecoder returns a zstd decoder that refuses windows above
+// lim.MaxWindow and verifies the content checksum: single-threaded with a
+// history of the window plus 1 MiB, or with cfg.decodeAhead on two
+// goroutines of its own with a history of twice the window (DecodeAhead).
+func newDecoder(r io.Reader, lim Limits, cfg readConfig) (*zstd.Decoder, error) {
+	concurrency, lowmem := 1, true
+	if cfg.decodeAhead {
+		concurrency, lowmem = 2, false
+	}
 	return zstd.NewReader(r,
-		zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxWindow(lim.MaxWindow),
-		zstd.WithDecoderMaxMemory(lim.MaxWindow),
-		zstd.IgnoreChecksum(false),
-	)
-}
-
-// newAheadDecoder returns the decoder of DecodeAhead: the same checks as
-// newDecoder's, decoding on two goroutines of its own with a history
-// buffer of twice the window.
-func newAheadDecoder(r io.Reader, lim Limits) (*zstd.Decoder, error) {
-	return zstd.NewReader(r,
-		zstd.WithDecoderConcurrency(2),
-		zstd.WithDecoderLowmem(false),
+		zstd.WithDecoderConcurrency(concurrency),
+		zstd.WithDecoderLowmem(lowmem),
 		zstd.WithDecoderMaxWindow(lim.MaxWindow),
 		zstd.WithDecoderMaxMemory(lim.MaxWindow),
 		zstd.IgnoreChecksum(false),

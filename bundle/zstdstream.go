@@ -241,10 +241,7 @@ var decoders sync.Pool
 // of its own (DecodeAhead), else one from the pool when lim has the
 // default window. Give it back with putDecoder.
 func getDecoder(r io.Reader, lim Limits, cfg readConfig) (*zstd.Decoder, error) {
-	if cfg.decodeAhead {
-		return newAheadDecoder(r, lim)
-	}
-	if lim.MaxWindow == DefaultMaxWindow {
+	if !cfg.decodeAhead && lim.MaxWindow == DefaultMaxWindow {
 		if d, ok := decoders.Get().(*zstd.Decoder); ok {
 			if err := d.Reset(r); err == nil {
 				return d, nil
@@ -252,7 +249,7 @@ func getDecoder(r io.Reader, lim Limits, cfg readConfig) (*zstd.Decoder, error) 
 			d.Close()
 		}
 	}
-	return newDecoder(r, lim)
+	return newDecoder(r, lim, cfg)
 }
 
 // putDecoder gives back a decoder from getDecoder. When it returns, the

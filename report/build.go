@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 
 	"github.com/dshaudit/dshaudit/assemble"
@@ -51,7 +50,7 @@ func Build(ctx context.Context, in Input) (*Page, error) {
 	// The page shows what verify read and derived, of one bundle, whose
 	// decoding can take the core the rest leaves idle.
 	opts.KeepEvidence = true
-	opts.DecodeAhead = runtime.GOMAXPROCS(0) > 1
+	opts.DecodeAhead = true
 	rep, err := verify.Verify(ctx, in.Name, bytes.NewReader(in.Raw), opts)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/dshaudit/dshaudit/assemble"
@@ -49,10 +50,10 @@ type Options struct {
 	// alone bound.
 	Budget *Budget
 	// DecodeAhead decodes the bundle on goroutines of its own, ahead of
-	// the reader (bundle.DecodeAhead): for one verification with a core
-	// to spare, as `dshaudit verify FILE` and `dshaudit report` run it.
-	// Each ignores it: its workers already fill the cores. The report is
-	// the same either way.
+	// the reader (bundle.DecodeAhead), when the process has more than one
+	// CPU: for one verification, as `dshaudit verify FILE` and `dshaudit
+	// report` run it. Each ignores it: its workers already fill the
+	// cores. The report is the same either way.
 	DecodeAhead bool
 }
 
@@ -96,7 +97,7 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	}
 	// 1. Archive safety.
 	var readOpts []bundle.ReadOption
-	if opts.DecodeAhead {
+	if opts.DecodeAhead && runtime.GOMAXPROCS(0) > 1 {
 		readOpts = append(readOpts, bundle.DecodeAhead())
 	}
 	arc, readErr := bundle.Read(br, lim, readOpts...)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -200,7 +199,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	}
 	defer f.Close()
 	// One bundle: its decoding can take the core the rest leaves idle.
-	opts.DecodeAhead = runtime.GOMAXPROCS(0) > 1
+	opts.DecodeAhead = true
 	rep, err := verify.Verify(cmd.Context(), path, f, opts)
 	if err != nil {
 		if errors.Is(err, verify.ErrUnreadable) {

@@ -74,7 +74,7 @@ type Input struct {
 // bound is the size limit of one input whose default is def.
 func (in Input) bound(def int) int {
 	if in.MaxInputBytes > 0 {
-		return int(min(in.MaxInputBytes, math.MaxInt32))
+		return int(min(in.MaxInputBytes, math.MaxInt))
 	}
 	return def
 }
