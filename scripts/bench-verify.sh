@@ -9,7 +9,10 @@
 # on 1 and 2 CPUs (BenchmarkVerifyMany), and a whole `dshaudit verify DIR`
 # process over 270 copies of the valid vectors on one core
 # (taskset -c 0) and on two (taskset -c 0,1), beside two 1-core processes
-# at once, median of DIR_RUNS.
+# at once, median of DIR_RUNS, each with its CPU time (the program's share
+# of a shortfall from 2x against the host's); and the same over 2,700
+# copies, median of LARGE_RUNS, where what a process pays once weighs a
+# tenth as much.
 #
 # The bundles are not committed: internal/vectorgen -bench writes them from
 # the real dsh captures and signs them with the vectors' key: the runner's
@@ -39,13 +42,18 @@
 # On a shared machine, read the load average printed with the table.
 #
 # Usage: scripts/bench-verify.sh [RUNS]   (default 5; DIR_RUNS, default 21,
-# is the number of rounds of the verify DIR runs)
+# is the number of rounds of the 270-bundle verify DIR runs, LARGE_RUNS,
+# default 5, of the 2,700-bundle ones)
 # Needs: zstd, sha256sum, /usr/bin/time, jq, taskset
 # (apt-get install zstd time jq util-linux).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
 DIR_RUNS=${DIR_RUNS:-21}
+LARGE_RUNS=${LARGE_RUNS:-5}
+for n in "RUNS=$RUNS" "DIR_RUNS=$DIR_RUNS" "LARGE_RUNS=$LARGE_RUNS"; do
+	case ${n#*=} in '' | *[!0-9]* | 0) echo "bench-verify: ${n%%=*} must be a positive integer, got '${n#*=}'" >&2; exit 2 ;; esac
+done
 for tool in zstd sha256sum /usr/bin/time jq taskset; do
 	command -v "$tool" >/dev/null || { echo "bench-verify: $tool is missing (apt-get install zstd time jq util-linux)" >&2; exit 3; }
 done
@@ -154,17 +162,50 @@ pair() {
 	taskset -c 1 "$BIN" verify "$WORK/many" --key "$KEY" >/dev/null 2>&1
 	wait
 }
+# timed CMD...: one line "wall_s user_s sys_s" of CMD, from bash's own
+# `time` (gettimeofday and the children's rusage, in µs): nothing but CMD
+# starts inside the interval, and the CPU is that run's, not another's.
+timed() {
+	local TIMEFORMAT='%3R %3U %3S'
+	{ time "$@" >/dev/null 2>&1 || true; } 2>&1
+}
 : >"$WORK/d1.txt" && : >"$WORK/d2.txt" && : >"$WORK/dp.txt"
 # Interleaved, so that a change in the machine's speed during the runs
 # (a shared host) falls on all three alike.
 for _ in $(seq "$DIR_RUNS"); do
-	wall taskset -c 0 "$BIN" verify "$WORK/many" --key "$KEY" >>"$WORK/d1.txt"
-	wall taskset -c 0,1 "$BIN" verify "$WORK/many" --key "$KEY" >>"$WORK/d2.txt"
-	wall pair >>"$WORK/dp.txt"
+	timed taskset -c 0 "$BIN" verify "$WORK/many" --key "$KEY" >>"$WORK/d1.txt"
+	timed taskset -c 0,1 "$BIN" verify "$WORK/many" --key "$KEY" >>"$WORK/d2.txt"
+	timed pair >>"$WORK/dp.txt"
 done
-one=$(median <"$WORK/d1.txt") two=$(median <"$WORK/d2.txt") both=$(median <"$WORK/dp.txt")
+# cpu FILE: the median CPU (user + system) of its runs
+cpu() { awk '{print $2 + $3}' "$1" | median; }
+one=$(col 1 "$WORK/d1.txt") two=$(col 1 "$WORK/d2.txt") both=$(col 1 "$WORK/dp.txt")
+c1=$(cpu "$WORK/d1.txt") c2=$(cpu "$WORK/d2.txt") cp2=$(cpu "$WORK/dp.txt")
 printf '1 core: %.0f ms (%.0f bundles/s)   2 cores: %.0f ms (%.0f bundles/s)   2 cores / 1 core: %.2fx\n' \
 	"$(echo "$one * 1000" | bc)" "$(echo "270 / $one" | bc -l)" "$(echo "$two * 1000" | bc)" "$(echo "270 / $two" | bc -l)" "$(echo "$one / $two" | bc -l)"
 printf 'the machine: two 1-core processes at once: %.0f ms for 2 x 270 bundles, %.2fx one alone\n' \
 	"$(echo "$both * 1000" | bc)" "$(echo "2 * $one / $both" | bc -l)"
+# The CPU of the same runs tells the program's share of a shortfall from
+# the host's: a host that slows a core while the other is busy (a shared
+# physical core, a busy neighbour) makes each of two independent 1-core
+# processes spend more CPU than one alone, and the 2-core process as much;
+# what the 2-core process spends beyond that, and the time its cores sit
+# idle, is its own.
+printf 'CPU per run: 1 core %.0f ms, 2 cores %.0f ms (%+.1f %%), each of two 1-core processes at once %.0f ms (%+.1f %%); 2-core run: cores busy %.0f %% of its wall time\n' \
+	"$(echo "$c1 * 1000" | bc)" "$(echo "$c2 * 1000" | bc)" "$(echo "($c2 / $c1 - 1) * 100" | bc -l)" \
+	"$(echo "$cp2 * 500" | bc)" "$(echo "($cp2 / 2 / $c1 - 1) * 100" | bc -l)" "$(echo "$c2 / (2 * $two) * 100" | bc -l)"
+# What does not scale with the bundles (start-up, the first bundles' cold
+# caches, the heap's first growth, exit: about 30 ms, DESIGN.md "Many
+# bundles") weighs a tenth of the 2-core run at 270 bundles; at 2,700 it
+# weighs a hundredth, which shows what the workers themselves scale to.
+mkdir -p "$WORK/many10"
+for i in $(seq 0 2699); do ln "$WORK/many/$((i % 270)).dshaudit.tar.zst" "$WORK/many10/$i.dshaudit.tar.zst"; done
+: >"$WORK/l1.txt" && : >"$WORK/l2.txt"
+for _ in $(seq "$LARGE_RUNS"); do
+	timed taskset -c 0 "$BIN" verify "$WORK/many10" --key "$KEY" >>"$WORK/l1.txt"
+	timed taskset -c 0,1 "$BIN" verify "$WORK/many10" --key "$KEY" >>"$WORK/l2.txt"
+done
+lone=$(col 1 "$WORK/l1.txt") ltwo=$(col 1 "$WORK/l2.txt")
+printf '2,700 bundles (median of %d, interleaved): 1 core %.0f ms (%.0f bundles/s)   2 cores %.0f ms (%.0f bundles/s)   2 cores / 1 core: %.2fx\n' \
+	"$LARGE_RUNS" "$(echo "$lone * 1000" | bc)" "$(echo "2700 / $lone" | bc -l)" "$(echo "$ltwo * 1000" | bc)" "$(echo "2700 / $ltwo" | bc -l)" "$(echo "$lone / $ltwo" | bc -l)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
