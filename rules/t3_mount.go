@@ -34,7 +34,20 @@ type DumpEntry struct {
 // another item's config are not entries of the composed tree and are never
 // returned. The dump must be exactly one YAML document whose root is a
 // list. SPEC.md "T3 mount".
+//
+// A dump in the block style dsh writes is read by a fast path that gives
+// the same entries without a node tree (t3_dump_fast.go); any other dump
+// is parsed with yaml.v3.
 func ParseDump(stdout []byte) ([]DumpEntry, error) {
+	if d, ok := parseDumpFast(stdout); ok {
+		return d, nil
+	}
+	return parseDumpYAML(stdout)
+}
+
+// parseDumpYAML is ParseDump through a yaml.v3 node tree: the reference
+// the fast path is tested against.
+func parseDumpYAML(stdout []byte) ([]DumpEntry, error) {
 	root, err := parseSingleDocument(stdout)
 	if err != nil {
 		return nil, err
