@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -26,6 +27,36 @@ func checkFastAgrees(t testing.TB, name string, dump []byte) bool {
 		t.Fatalf("%s: entries differ\nfast: %#v\nyaml: %#v\n%s", name, fast, slow, dump)
 	}
 	return true
+}
+
+// The generated and edited dumps are this many times as many, from this
+// seed, when asked: go test ./rules/ -run ParseDumpFast -dumpfast.scale
+// 50 -dumpfast.seed $RANDOM (DESIGN.md "Reading the T3 dump").
+var (
+	dumpFastScale = flag.Int("dumpfast.scale", 1, "multiply the generated and edited T3 dumps by this")
+	dumpFastSeed  = flag.Uint64("dumpfast.seed", 0, "seed the generated and edited T3 dumps with this (added to each test's own)")
+)
+
+// fastTally counts the dumps the fast path accepted and gave up on.
+type fastTally struct{ accepted, refused int }
+
+func (c *fastTally) check(t *testing.T, name string, dump []byte) {
+	t.Helper()
+	if checkFastAgrees(t, name, dump) {
+		c.accepted++
+	} else {
+		c.refused++
+	}
+}
+
+// enough fails unless at least accepted dumps were accepted and refused
+// given up on, per unit of -dumpfast.scale.
+func (c fastTally) enough(t *testing.T, accepted, refused int) {
+	t.Helper()
+	t.Logf("accepted %d, gave up on %d", c.accepted, c.refused)
+	if c.accepted < accepted**dumpFastScale || c.refused < refused**dumpFastScale {
+		t.Fatalf("accepted %d and gave up on %d: too few of one to compare", c.accepted, c.refused)
+	}
 }
 
 // TestParseDumpFastReadsRealDumps: every real dump dsh wrote, and each
@@ -145,9 +176,9 @@ func TestParseDumpFastMutations(t *testing.T) {
 		"!!js 'x'", "|", "|-", ">", ">+", "|2", "{", "}", "[", "]", "#", " #", "a # b", "0x1f", "1e3", "=",
 	}
 	seeds := evidenceSeeds(t, "*/t3.stdout")
-	rng := rand.New(rand.NewPCG(11, 3))
-	accepted, refused := 0, 0
-	for round := 0; round < 6000; round++ {
+	rng := rand.New(rand.NewPCG(11+*dumpFastSeed, 3))
+	var tally fastTally
+	for round := 0; round < 6000**dumpFastScale; round++ {
 		src := seeds[rng.IntN(len(seeds))]
 		if len(src) == 0 {
 			continue
@@ -189,17 +220,9 @@ func TestParseDumpFastMutations(t *testing.T) {
 				lines = []string{"\n"}
 			}
 		}
-		dump := []byte(strings.Join(lines, ""))
-		if checkFastAgrees(t, fmt.Sprintf("round %d", round), dump) {
-			accepted++
-		} else {
-			refused++
-		}
+		tally.check(t, fmt.Sprintf("round %d", round), []byte(strings.Join(lines, "")))
 	}
-	t.Logf("accepted %d, gave up on %d", accepted, refused)
-	if accepted < 1000 || refused < 500 {
-		t.Fatalf("accepted %d and gave up on %d of the edits: too few of one to compare", accepted, refused)
-	}
+	tally.enough(t, 1000, 500)
 }
 
 // TestParseDumpFastGenerated builds dumps from the shapes the subset
@@ -208,7 +231,7 @@ func TestParseDumpFastMutations(t *testing.T) {
 // so that most are near the subset's edges, and checks each the fast
 // path accepts against yaml.v3.
 func TestParseDumpFastGenerated(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 8))
+	rng := rand.New(rand.NewPCG(5+*dumpFastSeed, 8))
 	alphabet := []string{"a", "b", "1", " ", ":", "#", "-", "'", ".", "?", ",", "!", "\u00e9", "[", "{", "&", "*", "@", "|", ">", "~", "%", "\"", "<"}
 	word := func(n int) string {
 		var b strings.Builder
@@ -277,8 +300,8 @@ func TestParseDumpFastGenerated(t *testing.T) {
 			}
 		}
 	}
-	accepted, refused := 0, 0
-	for round := 0; round < 20000; round++ {
+	var tally fastTally
+	for round := 0; round < 20000**dumpFastScale; round++ {
 		var b strings.Builder
 		for n := rng.IntN(5); n >= 0; n-- {
 			if rng.IntN(4) == 0 {
@@ -291,16 +314,9 @@ func TestParseDumpFastGenerated(t *testing.T) {
 				mapping(&b, 2, 1, " ")
 			}
 		}
-		if checkFastAgrees(t, fmt.Sprintf("round %d", round), []byte(b.String())) {
-			accepted++
-		} else {
-			refused++
-		}
+		tally.check(t, fmt.Sprintf("round %d", round), []byte(b.String()))
 	}
-	t.Logf("accepted %d, gave up on %d", accepted, refused)
-	if accepted < 4000 || refused < 4000 {
-		t.Fatalf("accepted %d and gave up on %d of the dumps: too few of one to compare", accepted, refused)
-	}
+	tally.enough(t, 4000, 4000)
 }
 
 // FuzzParseDumpFast: whatever the bytes, a dump the fast path accepts is
