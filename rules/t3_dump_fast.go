@@ -22,8 +22,8 @@ import (
 // the fast path accepts a dump, yaml.v3 parses it without error into the
 // same entries (the tests TestParseDumpFast* over the real dumps, edits
 // of them, generated dumps and directed cases; FuzzParseDumpFast over any
-// bytes). The fast path never
-// refuses a dump, so every error ParseDump returns is yaml.v3's.
+// bytes). The fast path never refuses a dump, so every error ParseDump
+// returns is yaml.v3's.
 
 // dumpFastMaxDepth bounds the nesting the fast path follows; deeper
 // dumps go to yaml.v3.
@@ -41,8 +41,8 @@ func parseDumpFast(b []byte) ([]DumpEntry, bool) {
 	}
 	p := newDumpFastParser(b)
 	p.skip()
-	if p.eof() || p.indent() != 0 || !p.isEntry(0) {
-		return nil, false
+	if p.eof() {
+		return nil, false // no document: yaml.v3 names it
 	}
 	var out []DumpEntry
 	for !p.eof() {
@@ -64,7 +64,6 @@ func parseDumpFast(b []byte) ([]DumpEntry, bool) {
 				out = append(out, e)
 			}
 		}
-		p.skip()
 	}
 	return out, true
 }
@@ -245,8 +244,10 @@ func (s fastScalar) str() (string, bool) {
 }
 
 // entry reads a list entry whose text after "- " is rest, at column
-// col+2, and the lines that belong to it. isMap says it is a block
-// mapping (its keys are returned); a scalar entry is read and dropped.
+// col+2, and the lines that belong to it, and leaves the next line that
+// is not empty or a comment current; the caller checks its indentation.
+// isMap says it is a block mapping (its keys are returned); a scalar
+// entry is read and dropped.
 func (p *dumpFastParser) entry(col int, rest []byte, depth int) (m fastMap, isMap, ok bool) {
 	if depth > dumpFastMaxDepth {
 		return m, false, false
@@ -260,9 +261,6 @@ func (p *dumpFastParser) entry(col int, rest []byte, depth int) (m fastMap, isMa
 	}
 	p.advance()
 	p.skip()
-	if !p.eof() && p.indent() > col {
-		return m, false, false
-	}
 	return m, false, true
 }
 
@@ -457,8 +455,8 @@ func isBlockHeader(v []byte) bool {
 	return len(v) == 1 || v[1] == '-' || v[1] == '+'
 }
 
-// isSingleQuoted says v is one single-quoted scalar, all of it (” is
-// one quote).
+// isSingleQuoted says v is one single-quoted scalar, all of it (two
+// quotes in a row are one).
 func isSingleQuoted(v []byte) bool {
 	for i := 1; i < len(v); i++ {
 		if v[i] != '\'' {
