@@ -13,7 +13,7 @@ import (
 // This binary links sigstore-go's whole tree, whose coverage counters
 // bound the engine's rate; scripts/fuzz-soak.sh fuzzes it with coverage
 // of dshaudit, sigstore and protobuf's JSON decoder only
-// (internal/fuzzscope, DESIGN.md "Fuzzing").
+// (tools/fuzzscope, DESIGN.md "Fuzzing").
 func FuzzVerify(f *testing.F) {
 	s := newSignerF(f)
 	sig, err := attest.Sign(f.Context(), testManifest, testPredicate, s)

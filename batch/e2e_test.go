@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/attest"
-	"github.com/dshaudit/dshaudit/internal/e2etest"
-	"github.com/dshaudit/dshaudit/internal/e2etest/sandbox"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest/sandbox"
 )
 
 // fixtureVerdicts reads the expected verdict of each fixture plugin from

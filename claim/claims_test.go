@@ -11,7 +11,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/claim"
-	"github.com/dshaudit/dshaudit/internal/vectortest"
+	"github.com/dshaudit/dshaudit/internal/testutil/vectortest"
 	"github.com/dshaudit/dshaudit/verify"
 )
 

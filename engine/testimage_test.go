@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 )
 
 // helloDir is the hello plugin's source, a byte copy of the project's

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 )
 
 // The browser tests load the pages in a real headless Chromium (Debian's

@@ -12,7 +12,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
-	"github.com/dshaudit/dshaudit/internal/vectortest"
+	"github.com/dshaudit/dshaudit/internal/testutil/vectortest"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
@@ -20,7 +20,7 @@ const vectorsDir = "../testdata/vectors"
 
 type vector = vectortest.Vector
 
-// loadVectors reads the shared test vectors (internal/vectortest).
+// loadVectors reads the shared test vectors (internal/testutil/vectortest).
 func loadVectors(t testing.TB) ([]vector, attest.Policy) {
 	t.Helper()
 	vs, keyPath := vectortest.Index(t, vectorsDir)

@@ -5,7 +5,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/dshaudit/dshaudit/internal/yamlmerge"
+	"github.com/dshaudit/dshaudit/rules/yamlmerge"
 )
 
 // InsertEntries returns the insert entries of a plugin's patch file

@@ -5,7 +5,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/dshaudit/dshaudit/internal/yamlmerge"
+	"github.com/dshaudit/dshaudit/rules/yamlmerge"
 )
 
 // DumpEntry is one item of the root list of a --dump-config output.

@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/dshaudit/dshaudit/internal/yamlmerge"
+	"github.com/dshaudit/dshaudit/rules/yamlmerge"
 )
 
 // parseSingleDocument decodes b as exactly one YAML document and returns

@@ -25,8 +25,8 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
-	"github.com/dshaudit/dshaudit/internal/e2etest"
-	"github.com/dshaudit/dshaudit/internal/e2etest/sandbox"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest/sandbox"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/verify"
 )

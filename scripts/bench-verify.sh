@@ -14,7 +14,7 @@
 # copies, median of LARGE_RUNS, where what a process pays once weighs a
 # tenth as much.
 #
-# The bundles are not committed: internal/vectorgen -bench writes them from
+# The bundles are not committed: tools/vectorgen -bench writes them from
 # the real dsh captures and signs them with the vectors' key: the runner's
 # pass bundle (as testdata/vectors/pass) and the pass bundle with its T1
 # log or its T3 dump grown to 1 MiB and 60 MiB of stage evidence (60 MiB:
@@ -61,7 +61,7 @@ done
 WORK=$(mktemp -d /tmp/dshaudit-bench-verify.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 go build -o "$WORK/dshaudit" ./cmd/dshaudit
-go run ./internal/vectorgen -evidence testdata/dsh-evidence -out testdata/vectors -bench "$WORK/b"
+go run ./tools/vectorgen -evidence testdata/dsh-evidence -out testdata/vectors -bench "$WORK/b"
 KEY=testdata/vectors/keys/signer.pub
 BIN=$WORK/dshaudit
 

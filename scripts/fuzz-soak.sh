@@ -21,7 +21,7 @@
 # measured ceilings): attest, which links sigstore-go, about 4k/s fully
 # instrumented. So attest.FuzzVerify is fuzzed with coverage of the code
 # that parses and judges the signature file only: dshaudit, sigstore's
-# modules and protobuf's JSON decoder (internal/fuzzscope, -toolexec);
+# modules and protobuf's JSON decoder (tools/fuzzscope, -toolexec);
 # every execution still runs the whole check. FUZZ_SCOPE_ATTEST names
 # other import path prefixes; FUZZ_SCOPE_ATTEST= (empty) instruments
 # everything. claim.FuzzCheck likewise, with coverage of dshaudit, the
@@ -53,7 +53,7 @@ ATTEST_SCOPE=${FUZZ_SCOPE_ATTEST-github.com/dshaudit/dshaudit/,github.com/sigsto
 CLAIM_SCOPE=${FUZZ_SCOPE_CLAIM-github.com/dshaudit/dshaudit/,golang.org/x/text/unicode/norm,html}
 RULES_SCOPE=${FUZZ_SCOPE_RULES-github.com/dshaudit/dshaudit/}
 BUNDLE_SCOPE=${FUZZ_SCOPE_BUNDLE-github.com/dshaudit/dshaudit/,github.com/klauspost/compress/,archive/tar}
-go build -o "$OUT/fuzzscope" ./internal/fuzzscope || { echo "fuzz-soak: could not build internal/fuzzscope" >&2; exit 3; }
+go build -o "$OUT/fuzzscope" ./tools/fuzzscope || { echo "fuzz-soak: could not build tools/fuzzscope" >&2; exit 3; }
 
 # Every func FuzzX in a _test.go file, as "pkgdir FuzzX".
 targets=$(grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r f; do

@@ -52,3 +52,24 @@ func TestNoSigstoreLink(t *testing.T) {
 		}
 	}
 }
+
+// TestInternalHoldsLibraries keeps internal/ for libraries: programs
+// (package main) live in tools/, and the harnesses that only tests
+// import are grouped under internal/testutil/.
+func TestInternalHoldsLibraries(t *testing.T) {
+	args := []string{"list", "-f", "{{.ImportPath}} {{.Name}}", "../internal/..."}
+	out, err := exec.Command("go", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) == 0 || lines[0] == "" {
+		t.Fatal("go list printed no packages under internal/")
+	}
+	for _, line := range lines {
+		path, name, _ := strings.Cut(line, " ")
+		if name == "main" {
+			t.Errorf("%s is a program (package main); programs belong in tools/", path)
+		}
+	}
+}

@@ -10,14 +10,14 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
-	"github.com/dshaudit/dshaudit/internal/vectortest"
+	"github.com/dshaudit/dshaudit/internal/testutil/vectortest"
 )
 
 const vectorsDir = "../testdata/vectors"
 
 type vector = vectortest.Vector
 
-// loadVectors reads the shared test vectors (internal/vectortest).
+// loadVectors reads the shared test vectors (internal/testutil/vectortest).
 func loadVectors(t testing.TB) ([]vector, attest.Policy) {
 	t.Helper()
 	vs, keyPath := vectortest.Index(t, vectorsDir)
@@ -99,7 +99,7 @@ func TestVectorsRegenerate(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(out, "keys"), os.DirFS(filepath.Join(vectorsDir, "keys"))); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "run", "../internal/vectorgen", "-evidence", "../testdata/dsh-evidence", "-out", out)
+	cmd := exec.Command("go", "run", "../tools/vectorgen", "-evidence", "../testdata/dsh-evidence", "-out", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("vectorgen: %v\n%s", err, b)
 	}

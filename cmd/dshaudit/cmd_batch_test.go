@@ -10,7 +10,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/batch"
-	"github.com/dshaudit/dshaudit/internal/e2etest/sandbox"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest/sandbox"
 )
 
 func runBatchCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/image"
-	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 )
 
 // TestImageVerifyCLI: the sandbox image written as an OCI archive verifies

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/engine"
-	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 	"github.com/dshaudit/dshaudit/runner"
 )
 

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/internal/e2etest"
-	"github.com/dshaudit/dshaudit/internal/schematest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 
 	"github.com/dshaudit/dshaudit/pkgsource"
 )

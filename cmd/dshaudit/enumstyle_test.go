@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/internal/schematest"
+	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )

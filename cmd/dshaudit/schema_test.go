@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/bundle"
-	"github.com/dshaudit/dshaudit/internal/schematest"
+	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 	"github.com/dshaudit/dshaudit/runner"
 	"github.com/dshaudit/dshaudit/verify"
 )

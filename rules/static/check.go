@@ -3,7 +3,7 @@ package static
 import (
 	"gopkg.in/yaml.v3"
 
-	"github.com/dshaudit/dshaudit/internal/yamlmerge"
+	"github.com/dshaudit/dshaudit/rules/yamlmerge"
 )
 
 // DefaultBaseline is the DSHIO baseline DSH version (DSHIO/T 10 3.1), used

@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
-	"github.com/dshaudit/dshaudit/internal/yamlmerge"
+	"github.com/dshaudit/dshaudit/rules/yamlmerge"
 )
 
 // check511: $.dsh.bundle.patch exists and is a non-empty string naming a

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/internal/vectortest"
+	"github.com/dshaudit/dshaudit/internal/testutil/vectortest"
 	"github.com/dshaudit/dshaudit/verify"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest/signed"
-	"github.com/dshaudit/dshaudit/internal/vectortest"
+	"github.com/dshaudit/dshaudit/internal/testutil/vectortest"
 	"github.com/dshaudit/dshaudit/verify"
 )
 

@@ -216,6 +216,8 @@ func (g *gen) input(c capture, pkg, patch []byte, sub rules.Subject) assemble.In
 		Conditions: bundle.Conditions{
 			Fixed: assemble.FixedConditions(c.facts(sub)),
 			Variable: []bundle.Condition{
+				// The old path of this program, kept so that the signed
+				// manifests of the vectors keep their bytes.
 				{Name: "source", Value: "testdata/dsh-evidence capture, converted by internal/vectorgen"},
 				{Name: "container engine", Value: "podman 4.3.1 --runtime runc"},
 			},

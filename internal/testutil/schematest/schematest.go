@@ -22,7 +22,7 @@ const Base = "https://github.com/dshaudit/dshaudit/schema/"
 // Dir is the repository's schema/ directory.
 func Dir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "schema")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "schema")
 }
 
 var (
