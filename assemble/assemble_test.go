@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -38,11 +38,11 @@ func helloInput(t *testing.T, t4exit int, alive bool) Input {
 		t4.Liveness.AliveFor = 12 * time.Second
 	}
 	return Input{
-		Tool:        bundle.Tool{Name: "dshaudit", Version: "test"},
-		Subject:     bundle.Subject{Name: "hello-dsh-plugin", Version: "1.0.0", Spec: spec, Source: "local-tarball"},
+		Tool:        manifest.Tool{Name: "dshaudit", Version: "test"},
+		Subject:     manifest.Subject{Name: "hello-dsh-plugin", Version: "1.0.0", Spec: spec, Source: "local-tarball"},
 		Baseline:    "0.1.0-rc.8",
 		Fingerprint: "dsh=0.1.0-rc.8;img=x@sha256:" + strings.Repeat("a", 64) + ";node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1",
-		Settings:    bundle.Settings{ObservationWindowMS: 12000, Repeat: 1},
+		Settings:    manifest.Settings{ObservationWindowMS: 12000, Repeat: 1},
 		StartedAt:   t0, FinishedAt: t0.Add(time.Minute), Dynamic: true,
 		Static: StaticInput{Metadata: readEv(t, "plugins/hello/package.json"), Patch: readEv(t, "plugins/hello/cordis.patch.yml"),
 			EntryDeclaration: readEv(t, "cordis-plugin-loader-1.0.2-entry.d.ts"), InstalledSize: -1},
@@ -61,17 +61,17 @@ func TestBuildPass(t *testing.T) {
 	if !strings.Contains(m.Declaration, "static + dynamic layer") || strings.Contains(strings.ToLower(m.Declaration), "certified") {
 		t.Errorf("declaration %q", m.Declaration)
 	}
-	if len(m.Files) != len(files) || files[StagePath(1, rules.T3, RoleStdout)] == nil {
+	if len(m.Files) != len(files) || files[manifest.StagePath(1, string(rules.T3), manifest.RoleStdout)] == nil {
 		t.Errorf("files %v", m.Files)
 	}
-	if _, err := bundle.EncodeManifest(m); err != nil {
+	if _, err := manifest.Encode(m); err != nil {
 		t.Errorf("manifest does not encode: %v", err)
 	}
 }
 
 func TestBuildBootFailedAndDeviation(t *testing.T) {
 	in := helloInput(t, 3, false)
-	in.Deviations = []bundle.Deviation{{What: DeviationDSHVersion, Standard: "0.2.2-rc.1", ChangedTo: "0.1.0-rc.8", Why: "not published"}}
+	in.Deviations = []manifest.Deviation{{What: DeviationDSHVersion, Standard: "0.2.2-rc.1", ChangedTo: "0.1.0-rc.8", Why: "not published"}}
 	m, _, err := Build(in)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestDeriveIgnoresClaims(t *testing.T) {
 	if len(probs) != 0 || d.Overall != rules.Pass || d.Repetitions[0].Stages[3].Status != rules.StagePassed {
 		t.Fatalf("derive used the claims: %+v %v", d, probs)
 	}
-	delete(files, StagePath(1, rules.T4, RoleMerged))
+	delete(files, manifest.StagePath(1, string(rules.T4), manifest.RoleMerged))
 	if _, probs := Derive(m, files, rules.Limits{}); len(probs) != 1 {
 		t.Fatalf("missing T4 merged output: problems %v", probs)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -19,11 +20,11 @@ var ErrInput = errors.New("invalid bundle input")
 // manifest, and fills the claimed results by calling Derive — the same
 // function the verifier calls. It returns the manifest (Files filled) and
 // the evidence files by path.
-func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
+func Build(in Input) (*manifest.Manifest, map[string][]byte, error) {
 	files := map[string][]byte{}
-	m := &bundle.Manifest{
-		MediaType:     bundle.ManifestMediaType,
-		SchemaVersion: bundle.SchemaVersion,
+	m := &manifest.Manifest{
+		MediaType:     manifest.MediaType,
+		SchemaVersion: manifest.SchemaVersion,
 		Tool:          in.Tool,
 		Standards:     append([]string(nil), Standards...),
 		Subject:       in.Subject,
@@ -31,19 +32,19 @@ func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
 		Fingerprint:   in.Fingerprint,
 		Image:         in.Image,
 		Conditions:    in.Conditions,
-		Deviations:    append([]bundle.Deviation{}, in.Deviations...),
+		Deviations:    append([]manifest.Deviation{}, in.Deviations...),
 		Settings:      in.Settings,
 		StartedAt:     rfc3339(in.StartedAt),
 		FinishedAt:    rfc3339(in.FinishedAt),
 		TestDate:      in.FinishedAt.UTC().Format("2006-01-02"), // SPEC.md "Manifest fields": the date the test finished
 		Dynamic:       in.Dynamic,
-		Repetitions:   []bundle.Repetition{},
+		Repetitions:   []manifest.Repetition{},
 	}
 	if m.Conditions.Fixed == nil {
-		m.Conditions.Fixed = []bundle.Condition{}
+		m.Conditions.Fixed = []manifest.Condition{}
 	}
 	if m.Conditions.Variable == nil {
-		m.Conditions.Variable = []bundle.Condition{}
+		m.Conditions.Variable = []manifest.Condition{}
 	}
 	if m.Settings.TimeoutsMS == nil {
 		m.Settings.TimeoutsMS = map[string]int64{}
@@ -53,17 +54,17 @@ func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
 	m.Static.Evidence = map[string]string{}
 	m.Static.PatchFetchError = in.Static.PatchFetchError
 	m.Static.InstalledSize = in.Static.InstalledSize
-	for role, b := range map[string][]byte{RoleMetadata: in.Static.Metadata, RolePatch: in.Static.Patch, RoleREADME: in.Static.README, RoleSchema: in.Static.Schema,
-		RoleEntryDeclaration: in.Static.EntryDeclaration} {
+	for role, b := range map[string][]byte{manifest.RoleMetadata: in.Static.Metadata, manifest.RolePatch: in.Static.Patch, manifest.RoleREADME: in.Static.README, manifest.RoleSchema: in.Static.Schema,
+		manifest.RoleEntryDeclaration: in.Static.EntryDeclaration} {
 		if b != nil {
-			p := StaticPath(role)
+			p := manifest.StaticPath(role)
 			files[p] = b
 			m.Static.Evidence[role] = p
 		}
 	}
 	m.Environment.Evidence = map[string]string{}
 	for role, b := range in.Versions {
-		p := EnvironmentPath(role)
+		p := manifest.EnvironmentPath(role)
 		files[p] = b
 		m.Environment.Evidence[role] = p
 	}
@@ -72,7 +73,7 @@ func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
 		return nil, nil, fmt.Errorf("%w: repetitions given for a static-only run", ErrInput)
 	}
 	for i, runs := range in.Repetitions {
-		rep := bundle.Repetition{Index: i + 1}
+		rep := manifest.Repetition{Index: i + 1}
 		byStage := map[rules.Stage]StageRun{}
 		for _, r := range runs {
 			if _, dup := byStage[r.Stage]; dup {
@@ -83,7 +84,7 @@ func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
 		for _, st := range rules.DynamicStages {
 			r, ok := byStage[st]
 			if !ok {
-				rep.Stages = append(rep.Stages, bundle.Stage{Stage: string(st), Status: string(rules.StageNotExecuted)})
+				rep.Stages = append(rep.Stages, manifest.Stage{Stage: string(st), Status: string(rules.StageNotExecuted)})
 				continue
 			}
 			rep.Stages = append(rep.Stages, stageRecord(i+1, r, files))
@@ -110,8 +111,8 @@ func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
 			st.FirstError = sr.FirstError
 		}
 	}
-	m.Static.Report = d.Static
-	m.Claimed = bundle.Claimed{
+	m.Static.Report = WireStaticReport(d.Static)
+	m.Claimed = manifest.Claimed{
 		Verdict:                string(d.Overall),
 		ConformingStatic:       d.Static.ConformingStatic,
 		Unstable:               d.Unstable,
@@ -123,9 +124,9 @@ func Build(in Input) (*bundle.Manifest, map[string][]byte, error) {
 	return m, files, nil
 }
 
-func stageRecord(rep int, r StageRun, files map[string][]byte) bundle.Stage {
+func stageRecord(rep int, r StageRun, files map[string][]byte) manifest.Stage {
 	code := r.ExitCode
-	st := bundle.Stage{
+	st := manifest.Stage{
 		Stage:      string(r.Stage),
 		Argv:       append([]string(nil), r.Argv...),
 		Network:    r.Network,
@@ -140,18 +141,18 @@ func stageRecord(rep int, r StageRun, files map[string][]byte) bundle.Stage {
 		if b == nil {
 			b = []byte{}
 		}
-		p := StagePath(rep, r.Stage, role)
+		p := manifest.StagePath(rep, string(r.Stage), role)
 		files[p] = b
 		st.Evidence[role] = p
 	}
-	put(RoleStdout, r.Stdout)
-	put(RoleStderr, r.Stderr)
-	put(RoleMerged, r.Merged)
+	put(manifest.RoleStdout, r.Stdout)
+	put(manifest.RoleStderr, r.Stderr)
+	put(manifest.RoleMerged, r.Merged)
 	if r.Stage == rules.T1 && r.ProfilePackageJSON != nil {
-		put(RoleProfilePackageJSON, r.ProfilePackageJSON)
+		put(manifest.RoleProfilePackageJSON, r.ProfilePackageJSON)
 	}
 	if r.Liveness != nil {
-		st.Liveness = &bundle.Liveness{
+		st.Liveness = &manifest.Liveness{
 			WindowMS:   r.Liveness.Window.Milliseconds(),
 			AliveMS:    r.Liveness.AliveFor.Milliseconds(),
 			AliveAtEnd: r.Liveness.AliveAtEnd,

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -16,7 +16,7 @@ import (
 // cannot be inside the bundle: PrintableDeclaration adds it.
 // The text never claims certification (DSHIO/T 10 8.2). SPEC.md
 // "Declaration of conformity".
-func Declaration(m *bundle.Manifest) string {
+func Declaration(m *manifest.Manifest) string {
 	cs := m.Claimed.ConformingStatic
 	if cs == nil || !*cs {
 		return ""

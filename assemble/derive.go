@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
@@ -38,7 +38,7 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.D
 // It trusts nothing in m's claimed fields (Status, Verdict, FirstError,
 // Claimed, Static.Report). files must already be checked against m.Files.
 // lim bounds what the rules parse; runner and verifier pass the same.
-func Derive(m *bundle.Manifest, files map[string][]byte, lim rules.Limits) (Derived, []Problem) {
+func Derive(m *manifest.Manifest, files map[string][]byte, lim rules.Limits) (Derived, []Problem) {
 	var d Derived
 	var probs []Problem
 	get := func(path, role, clause string, required bool) []byte {
@@ -59,12 +59,12 @@ func Derive(m *bundle.Manifest, files map[string][]byte, lim rules.Limits) (Deri
 	// T0 (DSHIO/T 20 5, 12.1).
 	ev := m.Static.Evidence
 	in := static.Input{
-		PackageJSON:      get(ev[RoleMetadata], "static.evidence.metadata", "DSHIO/T 20 12.1", false),
-		Patch:            get(ev[RolePatch], "static.evidence.patch", "DSHIO/T 20 12.1", false),
+		PackageJSON:      get(ev[manifest.RoleMetadata], "static.evidence.metadata", "DSHIO/T 20 12.1", false),
+		Patch:            get(ev[manifest.RolePatch], "static.evidence.patch", "DSHIO/T 20 12.1", false),
 		PatchFetchError:  m.Static.PatchFetchError,
-		README:           get(ev[RoleREADME], "static.evidence.readme", "DSHIO/T 10 5.5.3", false),
-		EntrySchema:      get(ev[RoleSchema], "static.evidence.schema", "DSHIO/T 10 5.1.6", false),
-		EntryDeclaration: get(ev[RoleEntryDeclaration], "static.evidence.entry_declaration", "DSHIO/T 10 5.1.6", false),
+		README:           get(ev[manifest.RoleREADME], "static.evidence.readme", "DSHIO/T 10 5.5.3", false),
+		EntrySchema:      get(ev[manifest.RoleSchema], "static.evidence.schema", "DSHIO/T 10 5.1.6", false),
+		EntryDeclaration: get(ev[manifest.RoleEntryDeclaration], "static.evidence.entry_declaration", "DSHIO/T 10 5.1.6", false),
 		Baseline:         m.Baseline,
 		InstalledSize:    m.Static.InstalledSize,
 		MaxInputBytes:    lim.MaxStaticInput,
@@ -97,11 +97,11 @@ func Derive(m *bundle.Manifest, files map[string][]byte, lim rules.Limits) (Deri
 			// evidence paths number them; rep.Index is the writer's.
 			field := fmt.Sprintf("repetitions[%d].%s", n+1, st.Stage)
 			o := &rules.Observation{Stage: rules.Stage(st.Stage), ExitCode: *st.ExitCode, TimedOut: st.TimedOut}
-			o.Stdout = get(st.Evidence[RoleStdout], field+".evidence.stdout", "DSHIO/T 20 12.1", true)
-			o.Stderr = get(st.Evidence[RoleStderr], field+".evidence.stderr", "DSHIO/T 20 12.1", true)
-			o.Merged = get(st.Evidence[RoleMerged], field+".evidence.merged", "DSHIO/T 20 6.6", true)
+			o.Stdout = get(st.Evidence[manifest.RoleStdout], field+".evidence.stdout", "DSHIO/T 20 12.1", true)
+			o.Stderr = get(st.Evidence[manifest.RoleStderr], field+".evidence.stderr", "DSHIO/T 20 12.1", true)
+			o.Merged = get(st.Evidence[manifest.RoleMerged], field+".evidence.merged", "DSHIO/T 20 6.6", true)
 			if o.Stage == rules.T1 {
-				o.ProfilePackageJSON = get(st.Evidence[RoleProfilePackageJSON], field+".evidence.profile_package_json", "DSHIO/T 20 6.4", true)
+				o.ProfilePackageJSON = get(st.Evidence[manifest.RoleProfilePackageJSON], field+".evidence.profile_package_json", "DSHIO/T 20 6.4", true)
 			}
 			if o.Stage == rules.T4 {
 				if st.Liveness == nil {
@@ -143,7 +143,7 @@ func Derive(m *bundle.Manifest, files map[string][]byte, lim rules.Limits) (Deri
 
 // usable applies DSHIO/T 20 11.3, 12.2 and DSHIO/T 21 8.2: only a passed,
 // stable, undeviated static + dynamic result may back a certification.
-func usable(m *bundle.Manifest, d Derived) (bool, []string) {
+func usable(m *manifest.Manifest, d Derived) (bool, []string) {
 	var why []string
 	if !m.Dynamic {
 		why = append(why, "static layer only: the dynamic layer (T1–T4) was not run")
@@ -172,12 +172,12 @@ func usable(m *bundle.Manifest, d Derived) (bool, []string) {
 // non-conformance into "not checkable" and issue a declaration of
 // conformity. A recorded file that is not present is already named by
 // its own problem (or the verifier's file finding), so it adds none.
-func entryDefinitionProblems(m *bundle.Manifest, files map[string][]byte, rep static.Report) []Problem {
+func entryDefinitionProblems(m *manifest.Manifest, files map[string][]byte, rep static.Report) []Problem {
 	if !m.Dynamic {
 		return nil
 	}
 	ev := m.Static.Evidence
-	for _, role := range []string{RoleSchema, RoleEntryDeclaration} {
+	for _, role := range []string{manifest.RoleSchema, manifest.RoleEntryDeclaration} {
 		if p := ev[role]; p != "" {
 			if _, ok := files[p]; !ok {
 				return nil
@@ -190,9 +190,9 @@ func entryDefinitionProblems(m *bundle.Manifest, files map[string][]byte, rep st
 		}
 		field, what := "static.evidence.entry_declaration", "no entry declaration is recorded"
 		switch {
-		case ev[RoleSchema] != "":
+		case ev[manifest.RoleSchema] != "":
 			field, what = "static.evidence.schema", "the recorded entry schema cannot be read ("+c.Message+")"
-		case ev[RoleEntryDeclaration] != "":
+		case ev[manifest.RoleEntryDeclaration] != "":
 			what = "the recorded entry declaration cannot be read (" + c.Message + ")"
 		}
 		return []Problem{{Path: field, Clause: "DSHIO/T 10 5.1.6", Detail: what + ", though the dynamic layer ran the image's dsh, whose entry declaration was there to record: clause 5.1.6 is left not checkable"}}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -123,8 +123,8 @@ type FixedFacts struct {
 // FixedConditions lists the DSHIO/T 21 5.1 fixed conditions under the
 // names the verifier cross-checks. The runner and the test-vector
 // generator both record them through this function.
-func FixedConditions(f FixedFacts) []bundle.Condition {
-	c := []bundle.Condition{
+func FixedConditions(f FixedFacts) []manifest.Condition {
+	c := []manifest.Condition{
 		{Name: CondDSHVersion, Value: f.DSH},
 		{Name: CondBaseline, Value: f.Baseline},
 		{Name: CondImage, Value: f.ImageRef},
@@ -140,10 +140,10 @@ func FixedConditions(f FixedFacts) []bundle.Condition {
 		{Name: CondRepeat, Value: fmt.Sprint(f.Repeat)},
 	}
 	for _, s := range rules.DynamicStages {
-		c = append(c, bundle.Condition{Name: CondTimeout(s), Value: f.Timeouts[s].String()})
+		c = append(c, manifest.Condition{Name: CondTimeout(s), Value: f.Timeouts[s].String()})
 	}
 	for _, s := range rules.DynamicStages {
-		c = append(c, bundle.Condition{Name: CondCommand(s), Value: strings.Join(f.Argv[s], " ")})
+		c = append(c, manifest.Condition{Name: CondCommand(s), Value: strings.Join(f.Argv[s], " ")})
 	}
 	return c
 }
@@ -151,11 +151,11 @@ func FixedConditions(f FixedFacts) []bundle.Condition {
 // EditionDeviations lists the deviations a run with these facts must
 // record against edition e for the values that are the edition's (baseline,
 // window, time limits, resource limits, repeat count), each with why.
-func EditionDeviations(e Edition, f FixedFacts, why func(what string) string) []bundle.Deviation {
-	var ds []bundle.Deviation
+func EditionDeviations(e Edition, f FixedFacts, why func(what string) string) []manifest.Deviation {
+	var ds []manifest.Deviation
 	add := func(what, std, got, clause string) {
 		if std != got {
-			ds = append(ds, bundle.Deviation{What: what, Standard: std, ChangedTo: got, Why: why(what), Clause: clause})
+			ds = append(ds, manifest.Deviation{What: what, Standard: std, ChangedTo: got, Why: why(what), Clause: clause})
 		}
 	}
 	add(DeviationBaseline, e.Baseline, f.Baseline, "DSHIO/T 21 5.1.1")

@@ -3,24 +3,24 @@ package assemble
 import (
 	"time"
 
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
 // Input is everything a run observed, before any verdict is derived.
 type Input struct {
-	Tool        bundle.Tool
-	Subject     bundle.Subject
+	Tool        manifest.Tool
+	Subject     manifest.Subject
 	Baseline    string
 	Fingerprint string
-	Image       bundle.Image
-	Conditions  bundle.Conditions
-	Deviations  []bundle.Deviation
-	Settings    bundle.Settings
+	Image       manifest.Image
+	Conditions  manifest.Conditions
+	Deviations  []manifest.Deviation
+	Settings    manifest.Settings
 	StartedAt   time.Time
 	FinishedAt  time.Time
 	Static      StaticInput
-	// Versions maps RoleDSHVersion, RoleNodeVersion, RolePNPMVersion to
+	// Versions maps manifest.RoleDSHVersion, manifest.RoleNodeVersion, manifest.RolePNPMVersion to
 	// the raw output of the version command run inside the image.
 	Versions map[string][]byte
 	// Dynamic is false for a static-only run (no T1–T4).

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/runner"
 )
@@ -48,7 +49,7 @@ func BundleName(name, version, digest string) (string, error) {
 	if !ok || len(hex) < 12 {
 		return "", fmt.Errorf("image digest %q is not sha256:HEX", digest)
 	}
-	return strings.TrimSuffix(tgz, ".tgz") + ".img-" + hex[:12] + runner.BundleSuffix, nil
+	return strings.TrimSuffix(tgz, ".tgz") + ".img-" + hex[:12] + manifest.BundleSuffix, nil
 }
 
 // ImageDigest returns the "sha256:HEX" of a pinned image reference.

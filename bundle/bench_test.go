@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // cpuTime is the process's user+system CPU time. The machine these
@@ -93,7 +95,7 @@ func benchContents(b *testing.B, total int) (Contents, int64) {
 	files := evidenceFiles(b, total)
 	m := newManifest()
 	m.Files = FileList(files)
-	raw, err := EncodeManifest(m)
+	raw, err := manifest.Encode(m)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -110,7 +112,7 @@ var benchSizes = []struct {
 }{{"1MiB", 1 << 20}, {"60MiB", 60 << 20}} // 60 MiB: near the default MaxTotal
 
 // BenchmarkRead measures what verify does with a bundle before the rules
-// run: Read, DecodeManifest, and CompareFiles (which hashes every file).
+// run: Read, manifest.Decode, and CompareFiles (which hashes every file).
 // MB/s is evidence bytes per second.
 func BenchmarkRead(b *testing.B) {
 	for _, sz := range benchSizes {
@@ -130,7 +132,7 @@ func BenchmarkRead(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				m, err := DecodeManifest(a.RawManifest)
+				m, err := manifest.Decode(a.RawManifest)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -175,11 +177,11 @@ func BenchmarkWrite(b *testing.B) {
 
 // gzip9Size is the size of `tar | gzip -9` over the same entries.
 func gzip9Size(b *testing.B, c Contents) int {
-	m, err := DecodeManifest(c.Manifest)
+	m, err := manifest.Decode(c.Manifest)
 	if err != nil {
 		b.Fatal(err)
 	}
-	entries := []entry{{ManifestPath, c.Manifest}, {SignaturePath, c.Signature}}
+	entries := []entry{{manifest.Path, c.Manifest}, {manifest.SignaturePath, c.Signature}}
 	for _, f := range m.Files {
 		entries = append(entries, entry{f.Path, c.Files[f.Path]})
 	}

@@ -2,39 +2,6 @@ package bundle
 
 import "errors"
 
-// Manifest codec errors (SPEC.md "Canonical manifest encoding").
-var (
-	// ErrManifestTooLarge: manifest.json exceeds MaxManifestSize.
-	ErrManifestTooLarge = errors.New("manifest too large")
-	// ErrManifestMediaType: media_type is not ManifestMediaType.
-	ErrManifestMediaType = errors.New("unsupported manifest media type")
-	// ErrManifestSchema: schema_version is not SchemaVersion.
-	ErrManifestSchema = errors.New("unsupported manifest schema version")
-	// ErrManifestInvalid: not one strict JSON object of the schema, or a
-	// structural invariant is broken (paths, digests, evidence references).
-	ErrManifestInvalid = errors.New("invalid manifest")
-	// ErrManifestNotCanonical: the bytes decode but are not the canonical
-	// encoding of what they decode to.
-	ErrManifestNotCanonical = errors.New("manifest is not canonically encoded")
-)
-
-// Path errors, shared by the manifest, the writer and the reader
-// (SPEC.md "Reader limits and refusals").
-var (
-	// ErrPathEscape: an absolute path or one with a ".." component.
-	ErrPathEscape = errors.New("path escapes the bundle")
-	// ErrPathInvalid: empty, too long, not UTF-8, a control character or
-	// backslash, an empty or "." component.
-	ErrPathInvalid = errors.New("invalid path")
-	// ErrPathConflict: one path is a directory prefix of another ("a" and
-	// "a/b"), so both cannot be extracted.
-	ErrPathConflict = errors.New("path conflicts with another entry")
-	// ErrDuplicate: the same path twice.
-	ErrDuplicate = errors.New("duplicate entry")
-	// ErrReservedPath: an evidence file uses ManifestPath or SignaturePath.
-	ErrReservedPath = errors.New("reserved path")
-)
-
 // Archive errors (SPEC.md "Reader limits and refusals").
 var (
 	// ErrLink: a symbolic or hard link entry.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // The runner collects evidence, lists it in the manifest, encodes the
@@ -15,9 +16,9 @@ func Example() {
 	if err := b.Add("r1/t1/stdout", []byte("Packages: +1\n")); err != nil {
 		panic(err)
 	}
-	m := &bundle.Manifest{MediaType: bundle.ManifestMediaType, SchemaVersion: bundle.SchemaVersion}
+	m := &manifest.Manifest{MediaType: manifest.MediaType, SchemaVersion: manifest.SchemaVersion}
 	m.Files = b.Files()
-	raw, err := bundle.EncodeManifest(m)
+	raw, err := manifest.Encode(m)
 	if err != nil {
 		panic(err)
 	}
@@ -30,7 +31,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	got, err := bundle.DecodeManifest(a.RawManifest)
+	got, err := manifest.Decode(a.RawManifest)
 	if err != nil {
 		panic(err)
 	}

@@ -6,22 +6,24 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // FileList returns the manifest Files entries for files: each path with
 // the sha256 and size of its content, sorted by path. It does not check
-// the paths; EncodeManifest and Write do.
-func FileList(files map[string][]byte) []File {
-	out := make([]File, 0, len(files))
+// the paths; manifest.Encode and Write do.
+func FileList(files map[string][]byte) []manifest.File {
+	out := make([]manifest.File, 0, len(files))
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		out = append(out, fileOf(p, files[p]))
 	}
 	return out
 }
 
-func fileOf(path string, data []byte) File {
+func fileOf(path string, data []byte) manifest.File {
 	sum := sha256.Sum256(data)
-	return File{Path: path, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}
+	return manifest.File{Path: path, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}
 }
 
 // Finding classes reported by CompareFiles (SPEC.md "Reader limits and
@@ -51,15 +53,15 @@ func (f Finding) String() string {
 // evidence files and returns every difference, sorted by path (one
 // finding per path). No findings means every listed file is present with
 // its digest and size, and nothing else is.
-func CompareFiles(m *Manifest, a *Archive) []Finding {
+func CompareFiles(m *manifest.Manifest, a *Archive) []Finding {
 	return compareFiles(m.Files, a.Files, a.sumOf)
 }
 
 // compareFiles compares; sumOf, when not nil and it knows a file's
 // digest (computed by Read), spares hashing that file a second time.
-func compareFiles(listed []File, files map[string][]byte, sumOf func(string, []byte) ([sha256.Size]byte, bool)) []Finding {
+func compareFiles(listed []manifest.File, files map[string][]byte, sumOf func(string, []byte) ([sha256.Size]byte, bool)) []Finding {
 	var out []Finding
-	want := make(map[string]File, len(listed))
+	want := make(map[string]manifest.File, len(listed))
 	for _, f := range listed {
 		want[f.Path] = f
 	}
@@ -79,7 +81,7 @@ func compareFiles(listed []File, files map[string][]byte, sumOf func(string, []b
 		case !isListed:
 			out = append(out, Finding{FindingExtra, p, fmt.Sprintf("in the archive (%d bytes); not listed by the manifest", len(data))})
 		default:
-			got := File{Path: p, Size: int64(len(data))}
+			got := manifest.File{Path: p, Size: int64(len(data))}
 			if sum, ok := knownSum(sumOf, p, data); ok {
 				got.SHA256 = hex.EncodeToString(sum[:])
 			} else {

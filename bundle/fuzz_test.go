@@ -4,13 +4,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"io"
-	"reflect"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // fuzzLimits are small, so that the fuzzer reaches every limit.
@@ -43,7 +43,7 @@ func checkArchive(t *testing.T, a *Archive, lim Limits) {
 		t.Fatalf("order has %d paths, files %d", len(a.Order), len(a.Files))
 	}
 	for i, p := range a.Order {
-		if err := checkEvidencePath(p, lim.MaxPathLen); err != nil {
+		if err := manifest.CheckEvidencePath(p, lim.MaxPathLen); err != nil {
 			t.Fatalf("accepted bad path: %v", err)
 		}
 		if i > 0 && a.Order[i-1] >= p {
@@ -61,7 +61,7 @@ func checkArchive(t *testing.T, a *Archive, lim Limits) {
 
 func seedTars(t testing.TB) [][]byte {
 	man := validManifestEntry(t)
-	sig := reg(SignaturePath, []byte("{}"))
+	sig := reg(manifest.SignaturePath, []byte("{}"))
 	pax := reg("a", []byte("x"))
 	pax.hdr.PAXRecords = map[string]string{"SCHILY.xattr.user.x": "y"}
 	long := reg("d/"+string(bytes.Repeat([]byte("n"), 110)), []byte("long"))
@@ -180,61 +180,4 @@ func TestStoredFrame(t *testing.T) {
 	if err != nil || !bytes.Equal(got, big) {
 		t.Fatalf("multi-block frame: %v", err)
 	}
-}
-
-func FuzzDecodeManifest(f *testing.F) {
-	good, err := EncodeManifest(sampleManifest(sampleFiles(f)))
-	if err != nil {
-		f.Fatal(err)
-	}
-	empty, _ := EncodeManifest(newManifest())
-	f.Add(good)
-	f.Add(empty)
-	f.Add(compactBytes(good))
-	f.Add([]byte(`{"media_type":"` + ManifestMediaType + `","schema_version":1}`))
-	f.Add([]byte("null"))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		if len(raw) > MaxManifestSize {
-			if _, err := DecodeManifest(raw); !errors.Is(err, ErrManifestTooLarge) {
-				t.Fatalf("%d bytes: %v", len(raw), err)
-			}
-			return
-		}
-		// DecodeManifest is its fast path, or else its strict decoder;
-		// the two accept exactly the same inputs. Each runs once here.
-		fast := decodeCanonical(raw)
-		m, err := decodeStrict(raw)
-		if (fast != nil) != (err == nil) {
-			t.Fatalf("fast path accepts: %v; strict decoder: %v", fast != nil, err)
-		}
-		if fast != nil && !reflect.DeepEqual(fast, m) {
-			t.Fatal("the fast path and the strict decoder decode different manifests")
-		}
-		if err != nil {
-			if m != nil {
-				t.Fatal("manifest with error")
-			}
-			for _, s := range []error{ErrManifestTooLarge, ErrManifestMediaType, ErrManifestSchema, ErrManifestInvalid, ErrManifestNotCanonical} {
-				if errors.Is(err, s) {
-					return
-				}
-			}
-			t.Fatalf("error of no class: %v", err)
-		}
-		again, err := EncodeManifest(m)
-		if err != nil {
-			t.Fatalf("decoded manifest does not encode: %v", err)
-		}
-		if !bytes.Equal(again, raw) {
-			t.Fatal("decoded manifest re-encodes differently")
-		}
-	})
-}
-
-func compactBytes(b []byte) []byte {
-	var out bytes.Buffer
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		out.Write(bytes.TrimSpace(line))
-	}
-	return out.Bytes()
 }

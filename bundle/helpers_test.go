@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/rules/static"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // sampleFiles returns the real dsh output of the "hello" case laid out
@@ -38,45 +39,45 @@ func sampleFiles(t testing.TB) map[string][]byte {
 
 // sampleManifest returns a filled-in manifest for files, whose every
 // field is set, so that the codec tests exercise all of them.
-func sampleManifest(files map[string][]byte) *Manifest {
+func sampleManifest(files map[string][]byte) *manifest.Manifest {
 	exit0, exit137 := 0, 137
 	yes := true
 	m := newManifest()
-	m.Tool = Tool{Name: "dshaudit", Version: "0.1.0"}
+	m.Tool = manifest.Tool{Name: "dshaudit", Version: "0.1.0"}
 	m.Standards = []string{"DSHIO/T 10—2026", "DSHIO/T 20—2026", "DSHIO/T 21—2026"}
-	m.Subject = Subject{Name: "dsh-plugin-hello", Version: "1.0.0", Spec: "dsh-plugin-hello@1.0.0", Source: "registry",
+	m.Subject = manifest.Subject{Name: "dsh-plugin-hello", Version: "1.0.0", Spec: "dsh-plugin-hello@1.0.0", Source: "registry",
 		Integrity: "sha512-AAAA", TarballSHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
 	m.Baseline = "0.2.2-rc.1"
 	m.Fingerprint = "dsh=0.2.2-rc.1;img=dsh-sandbox:5.0@sha256:abc;node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1"
-	m.Image = Image{Name: "dsh-sandbox:5.0", Digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
-	m.Conditions = Conditions{
-		Fixed:    []Condition{{Name: "dsh", Value: "0.2.2-rc.1"}, {Name: "network.t2", Value: "none"}},
-		Variable: []Condition{{Name: "host", Value: "ci-1 <&>"}},
+	m.Image = manifest.Image{Name: "dsh-sandbox:5.0", Digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
+	m.Conditions = manifest.Conditions{
+		Fixed:    []manifest.Condition{{Name: "dsh", Value: "0.2.2-rc.1"}, {Name: "network.t2", Value: "none"}},
+		Variable: []manifest.Condition{{Name: "host", Value: "ci-1 <&>"}},
 	}
-	m.Deviations = []Deviation{{What: "T1 command", Standard: "dsh plugin --profile web add <pkg>",
+	m.Deviations = []manifest.Deviation{{What: "T1 command", Standard: "dsh plugin --profile web add <pkg>",
 		ChangedTo: "dsh plugin --profile web add -w <pkg>", Why: "dsh 0.1.0-rc.8 needs -w", Clause: "DSHIO/T 21 5.1.8"}}
-	m.Settings = Settings{ObservationWindowMS: 12000, TimeoutsMS: map[string]int64{"T4": 30000, "T1": 300000, "T3": 60000}, Repeat: 2}
+	m.Settings = manifest.Settings{ObservationWindowMS: 12000, TimeoutsMS: map[string]int64{"T4": 30000, "T1": 300000, "T3": 60000}, Repeat: 2}
 	m.StartedAt, m.FinishedAt, m.TestDate = "2026-11-29T18:00:00Z", "2026-11-29T18:02:00Z", "2026-11-29"
-	m.Static = Static{
+	m.Static = manifest.Static{
 		Evidence:      map[string]string{"patch": "static/patch.yaml", "metadata": "static/package.json", "readme": "static/README.md"},
 		InstalledSize: 4096,
-		Report: static.Report{
-			Clauses:          []static.ClauseResult{{Clause: "5.1.3", Title: "patch parses", Status: static.Conforming, Severity: static.Critical}},
+		Report: manifest.StaticReport{
+			Clauses:          []manifest.ClauseResult{{Clause: "5.1.3", Title: "patch parses", Status: "conforming", Severity: "critical"}},
 			ConformingStatic: &yes,
 		},
 	}
 	m.Dynamic = true
-	stages := []Stage{
+	stages := []manifest.Stage{
 		{Stage: "T1", Status: "passed", Argv: []string{"dsh", "plugin", "--profile", "web", "add", "dsh-plugin-hello@1.0.0"}, Network: "on",
 			DurationMS: 9000, ExitCode: &exit0, Evidence: map[string]string{"stdout": "r1/t1/stdout", "stderr": "r1/t1/stderr", "profile_package_json": "r1/t1/profile-package.json"}, Verdict: "pass"},
 		{Stage: "T2", Status: "passed", Network: "none", ExitCode: &exit0, Evidence: map[string]string{"stdout": "r1/t2/stdout", "stderr": "r1/t2/stderr"}},
 		{Stage: "T3", Status: "passed", Network: "none", ExitCode: &exit0, Evidence: map[string]string{"stdout": "r1/t3/stdout", "stderr": "r1/t3/stderr"}},
 		{Stage: "T4", Status: "passed", Network: "none", ExitCode: &exit137, TimedOut: false,
-			Liveness: &Liveness{WindowMS: 12000, AliveMS: 12000, AliveAtEnd: true},
+			Liveness: &manifest.Liveness{WindowMS: 12000, AliveMS: 12000, AliveAtEnd: true},
 			Evidence: map[string]string{"stdout": "r1/t4/stdout", "stderr": "r1/t4/stderr"}},
 	}
-	m.Repetitions = []Repetition{{Index: 1, Stages: stages, Verdict: "pass"}}
-	m.Claimed = Claimed{Verdict: "pass", ConformingStatic: &yes, UsableForCertification: false, Deviated: true}
+	m.Repetitions = []manifest.Repetition{{Index: 1, Stages: stages, Verdict: "pass"}}
+	m.Claimed = manifest.Claimed{Verdict: "pass", ConformingStatic: &yes, UsableForCertification: false, Deviated: true}
 	m.Files = FileList(files)
 	return m
 }
@@ -85,9 +86,9 @@ func sampleManifest(files map[string][]byte) *Manifest {
 func sampleContents(t testing.TB) Contents {
 	t.Helper()
 	files := sampleFiles(t)
-	raw, err := EncodeManifest(sampleManifest(files))
+	raw, err := manifest.Encode(sampleManifest(files))
 	if err != nil {
-		t.Fatalf("EncodeManifest: %v", err)
+		t.Fatalf("manifest.Encode: %v", err)
 	}
 	return Contents{Manifest: raw, Signature: []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}` + "\n"), Files: files}
 }
@@ -152,21 +153,27 @@ func compress(t testing.TB, tarBytes []byte) []byte {
 // archives whose evidence does not matter.
 func validManifestEntry(t testing.TB) rawEntry {
 	t.Helper()
-	raw, err := EncodeManifest(newManifest())
+	raw, err := manifest.Encode(newManifest())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reg(ManifestPath, raw)
+	return reg(manifest.Path, raw)
 }
 
 func zstdNewWriterWindow(w io.Writer, window int) (*zstd.Encoder, error) {
 	return zstd.NewWriter(w, zstd.WithWindowSize(window), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
 }
 
-// newManifest returns a Manifest with MediaType and SchemaVersion set and
+// newManifest returns a manifest.Manifest with MediaType and manifest.SchemaVersion set and
 // every list and map empty rather than nil.
-func newManifest() *Manifest {
-	m := &Manifest{MediaType: ManifestMediaType, SchemaVersion: SchemaVersion}
-	c := canonical(m)
-	return &c
+func newManifest() *manifest.Manifest {
+	raw, err := manifest.Encode(&manifest.Manifest{MediaType: manifest.MediaType, SchemaVersion: manifest.SchemaVersion})
+	if err != nil {
+		panic(err)
+	}
+	m, err := manifest.Decode(raw)
+	if err != nil {
+		panic(err)
+	}
+	return m
 }

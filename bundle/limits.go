@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // Default reader limits (SPEC.md "Reader limits and refusals"). The writer
@@ -27,11 +29,8 @@ const (
 	// fits and a decoder never needs more than 8 MiB of history.
 	DefaultMaxWindow = EncoderWindow
 	// DefaultMaxPathLen bounds an entry name in bytes.
-	DefaultMaxPathLen = 1024
+	DefaultMaxPathLen = manifest.MaxPathLen
 )
-
-// MaxManifestSize bounds manifest.json, in DecodeManifest and in Read.
-const MaxManifestSize = 8 << 20
 
 // Limits bound what Read accepts and allocates. Every field must be
 // positive; use DefaultLimits and change what you need.

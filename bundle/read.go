@@ -11,6 +11,8 @@ import (
 	"slices"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // Archive is a bundle read into memory by Read: the raw bytes of every
@@ -55,7 +57,7 @@ func (a *Archive) sumOf(path string, data []byte) ([sha256.Size]byte, bool) {
 // entry that is not a regular file with a safe, unique name in the
 // bundle order is refused. Errors wrap the sentinel of their class and
 // quote the entry name. Read does not compare files with the manifest;
-// call DecodeManifest and CompareFiles for that. Options change how Read
+// call manifest.Decode and CompareFiles for that. Options change how Read
 // works, never what it accepts or which refusal it reports.
 func Read(r io.Reader, lim Limits, opts ...ReadOption) (*Archive, error) {
 	if err := lim.validate(); err != nil {
@@ -145,7 +147,7 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 	// end is the stream offset where the last entry's padded data ends,
 	// where the next header or the end-of-archive marker starts.
 	var end int64
-	seen := newPathSet()
+	seen := manifest.NewPathSet()
 	var total int64
 	prev := ""
 	for count := 1; ; count++ {
@@ -172,22 +174,22 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 		if hdr.Size > lim.MaxEntrySize {
 			return nil, fmt.Errorf("%w: %q is %d bytes, limit %d", ErrEntryTooLarge, name, hdr.Size, lim.MaxEntrySize)
 		}
-		if name == ManifestPath && hdr.Size > MaxManifestSize {
-			return nil, fmt.Errorf("%w: %q is %d bytes, limit %d", ErrManifestTooLarge, name, hdr.Size, MaxManifestSize)
+		if name == manifest.Path && hdr.Size > manifest.MaxSize {
+			return nil, fmt.Errorf("%w: %q is %d bytes, limit %d", manifest.ErrTooLarge, name, hdr.Size, manifest.MaxSize)
 		}
 		if hdr.Size > lim.MaxTotal-total {
 			return nil, fmt.Errorf("%w: entry %q brings the total above %d bytes", ErrTooLarge, name, lim.MaxTotal)
 		}
 		total += hdr.Size
-		if err := seen.add(name); err != nil {
+		if err := seen.Add(name); err != nil {
 			return nil, fmt.Errorf("entry %d: %w", count, err)
 		}
 		switch {
-		case count == 1 && name != ManifestPath:
-			return nil, fmt.Errorf("%w: first entry is %q, want %q", ErrLayout, name, ManifestPath)
-		case name == SignaturePath && count != 2:
+		case count == 1 && name != manifest.Path:
+			return nil, fmt.Errorf("%w: first entry is %q, want %q", ErrLayout, name, manifest.Path)
+		case name == manifest.SignaturePath && count != 2:
 			return nil, fmt.Errorf("%w: %q is entry %d, want entry 2", ErrLayout, name, count)
-		case name != ManifestPath && name != SignaturePath:
+		case name != manifest.Path && name != manifest.SignaturePath:
 			if prev != "" && name <= prev {
 				return nil, fmt.Errorf("%w: %q comes after %q; evidence entries must be in ascending path order", ErrLayout, name, prev)
 			}
@@ -202,9 +204,9 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 		}
 		end = pos.n + roundBlock(hdr.Size) - hdr.Size
 		switch name {
-		case ManifestPath:
+		case manifest.Path:
 			a.RawManifest = data
-		case SignaturePath:
+		case manifest.SignaturePath:
 			a.RawSignature = data
 		default:
 			a.Files[name] = data
@@ -213,7 +215,7 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 		}
 	}
 	if a.RawManifest == nil {
-		return nil, fmt.Errorf("%w: no %q entry", ErrLayout, ManifestPath)
+		return nil, fmt.Errorf("%w: no %q entry", ErrLayout, manifest.Path)
 	}
 	return a, nil
 }
@@ -222,7 +224,7 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 // in ustar or PAX format, whose only PAX record is "path".
 func checkEntryHeader(hdr *tar.Header, lim Limits) error {
 	name := hdr.Name
-	if err := ValidPath(name, lim.MaxPathLen); err != nil {
+	if err := manifest.ValidPath(name, lim.MaxPathLen); err != nil {
 		return err
 	}
 	switch hdr.Typeflag {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 func TestReadRoundTrip(t *testing.T) {
@@ -28,7 +30,7 @@ func TestReadRoundTrip(t *testing.T) {
 	if want := slices.Sorted(maps.Keys(c.Files)); !reflect.DeepEqual(a.Order, want) {
 		t.Errorf("order %q, want %q", a.Order, want)
 	}
-	m, err := DecodeManifest(a.RawManifest)
+	m, err := manifest.Decode(a.RawManifest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestCompareFilesReportsAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := DecodeManifest(a.RawManifest)
+	m, _ := manifest.Decode(a.RawManifest)
 	delete(a.Files, "r1/t2/stdout")
 	a.Files["r1/t3/stdout"] = []byte("tampered")
 	a.Files["r1/t4/stderr"] = append(a.Files["r1/t4/stderr"], '!')
@@ -68,7 +70,7 @@ func TestCompareFilesReportsAll(t *testing.T) {
 // TestReadRefuses crafts one hostile archive per refusal class.
 func TestReadRefuses(t *testing.T) {
 	man := validManifestEntry(t)
-	sig := reg(SignaturePath, []byte("{}"))
+	sig := reg(manifest.SignaturePath, []byte("{}"))
 	few := DefaultLimits()
 	few.MaxEntries = 3
 	withType := func(name string, typ byte, link string) rawEntry {
@@ -96,23 +98,23 @@ func TestReadRefuses(t *testing.T) {
 		quoted  string // the entry name the error must quote
 	}{
 		{"symlink", compress(t, rawTar(t, man, withType("a", tar.TypeSymlink, "/etc/passwd"))), DefaultLimits(), ErrLink, `"a"`},
-		{"hardlink", compress(t, rawTar(t, man, withType("a", tar.TypeLink, ManifestPath))), DefaultLimits(), ErrLink, `"a"`},
+		{"hardlink", compress(t, rawTar(t, man, withType("a", tar.TypeLink, manifest.Path))), DefaultLimits(), ErrLink, `"a"`},
 		{"char device", compress(t, rawTar(t, man, withType("a", tar.TypeChar, ""))), DefaultLimits(), ErrDevice, `"a"`},
 		{"block device", compress(t, rawTar(t, man, withType("a", tar.TypeBlock, ""))), DefaultLimits(), ErrDevice, `"a"`},
 		{"fifo", compress(t, rawTar(t, man, withType("a", tar.TypeFifo, ""))), DefaultLimits(), ErrNotRegular, `"a"`},
 		{"directory", compress(t, rawTar(t, man, withType("a", tar.TypeDir, ""))), DefaultLimits(), ErrNotRegular, `"a"`},
 		{"global pax header", compress(t, rawTar(t, man, rawEntry{hdr: tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "g", PAXRecords: map[string]string{"comment": "x"}}})), DefaultLimits(), ErrNotRegular, `"g"`},
-		{"dotdot", compress(t, rawTar(t, man, reg("../x", []byte("x")))), DefaultLimits(), ErrPathEscape, `"../x"`},
-		{"nested dotdot", compress(t, rawTar(t, man, reg("a/../../x", []byte("x")))), DefaultLimits(), ErrPathEscape, `"a/../../x"`},
-		{"absolute", compress(t, rawTar(t, man, reg("/abs", []byte("x")))), DefaultLimits(), ErrPathEscape, `"/abs"`},
-		{"dot", compress(t, rawTar(t, man, reg("./a", []byte("x")))), DefaultLimits(), ErrPathInvalid, `"./a"`},
-		{"backslash", compress(t, rawTar(t, man, reg(`..\x`, []byte("x")))), DefaultLimits(), ErrPathInvalid, `"..\\x"`},
-		{"control char", compress(t, rawTar(t, man, reg("a\x1bb", []byte("x")))), DefaultLimits(), ErrPathInvalid, `"a\x1bb"`},
-		{"not utf8", compress(t, rawTar(t, man, reg("a\xffb", []byte("x")))), DefaultLimits(), ErrPathInvalid, `"a\xffb"`},
-		{"long path", compress(t, rawTar(t, man, reg(strings.Repeat("a", 2000), []byte("x")))), DefaultLimits(), ErrPathInvalid, ""},
-		{"duplicate", compress(t, rawTar(t, man, reg("a", []byte("x")), reg("a", []byte("y")))), DefaultLimits(), ErrDuplicate, `"a"`},
-		{"duplicate manifest", compress(t, rawTar(t, man, man)), DefaultLimits(), ErrDuplicate, `"manifest.json"`},
-		{"file and dir", compress(t, rawTar(t, man, reg("a", []byte("x")), reg("a/b", []byte("y")))), DefaultLimits(), ErrPathConflict, `"a/b"`},
+		{"dotdot", compress(t, rawTar(t, man, reg("../x", []byte("x")))), DefaultLimits(), manifest.ErrPathEscape, `"../x"`},
+		{"nested dotdot", compress(t, rawTar(t, man, reg("a/../../x", []byte("x")))), DefaultLimits(), manifest.ErrPathEscape, `"a/../../x"`},
+		{"absolute", compress(t, rawTar(t, man, reg("/abs", []byte("x")))), DefaultLimits(), manifest.ErrPathEscape, `"/abs"`},
+		{"dot", compress(t, rawTar(t, man, reg("./a", []byte("x")))), DefaultLimits(), manifest.ErrPathInvalid, `"./a"`},
+		{"backslash", compress(t, rawTar(t, man, reg(`..\x`, []byte("x")))), DefaultLimits(), manifest.ErrPathInvalid, `"..\\x"`},
+		{"control char", compress(t, rawTar(t, man, reg("a\x1bb", []byte("x")))), DefaultLimits(), manifest.ErrPathInvalid, `"a\x1bb"`},
+		{"not utf8", compress(t, rawTar(t, man, reg("a\xffb", []byte("x")))), DefaultLimits(), manifest.ErrPathInvalid, `"a\xffb"`},
+		{"long path", compress(t, rawTar(t, man, reg(strings.Repeat("a", 2000), []byte("x")))), DefaultLimits(), manifest.ErrPathInvalid, ""},
+		{"duplicate", compress(t, rawTar(t, man, reg("a", []byte("x")), reg("a", []byte("y")))), DefaultLimits(), manifest.ErrDuplicate, `"a"`},
+		{"duplicate manifest", compress(t, rawTar(t, man, man)), DefaultLimits(), manifest.ErrDuplicate, `"manifest.json"`},
+		{"file and dir", compress(t, rawTar(t, man, reg("a", []byte("x")), reg("a/b", []byte("y")))), DefaultLimits(), manifest.ErrPathConflict, `"a/b"`},
 		{"oversize entry", compress(t, rawTar(t, man, reg("a", make([]byte, man.hdr.Size+1)))), entryRoom(man), ErrEntryTooLarge, `"a"`},
 		{"oversize total", compress(t, rawTar(t, man, reg("a", []byte("0123456789")), reg("b", []byte("0123456789")))), totalRoom(t, man, 15), ErrTooLarge, `"b"`},
 		{"too many entries", compress(t, rawTar(t, man, reg("a", nil), reg("b", nil), reg("c", nil))), few, ErrTooManyEntries, `"c"`},
@@ -163,8 +165,8 @@ func TestReadRefuses(t *testing.T) {
 // reports it.
 func TestReadUnlisted(t *testing.T) {
 	c := sampleContents(t)
-	m, _ := DecodeManifest(c.Manifest)
-	entries := []entry{{ManifestPath, c.Manifest}, {SignaturePath, c.Signature}}
+	m, _ := manifest.Decode(c.Manifest)
+	entries := []entry{{manifest.Path, c.Manifest}, {manifest.SignaturePath, c.Signature}}
 	for _, f := range m.Files {
 		entries = append(entries, entry{f.Path, c.Files[f.Path]})
 	}

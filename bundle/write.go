@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // epoch is the modification time of every entry (SPEC.md "Bundle
@@ -18,7 +20,7 @@ const entryMode = 0o644
 
 // Contents is everything a bundle holds.
 type Contents struct {
-	// Manifest is the canonical manifest.json, as EncodeManifest returns
+	// Manifest is the canonical manifest.json, as manifest.Encode returns
 	// it and as package attest signed it.
 	Manifest []byte
 	// Signature is signature.sigstore.json; empty means no signature
@@ -32,11 +34,11 @@ type Contents struct {
 // Write writes c to w as a deterministic bundle (SPEC.md "Bundle
 // layout"): the same Contents always produce the same bytes, whatever
 // the map order. It refuses contents that Read with DefaultLimits, or
-// DecodeManifest, or CompareFiles would refuse or flag, so it never
+// manifest.Decode, or CompareFiles would refuse or flag, so it never
 // writes a bundle that its own reader rejects. On error, w may hold a
 // partial bundle; use WriteFileAtomicContext to never leave one at a path.
 func Write(w io.Writer, c Contents) error {
-	m, err := DecodeManifest(c.Manifest)
+	m, err := manifest.Decode(c.Manifest)
 	if err != nil {
 		return fmt.Errorf("write bundle: %w", err)
 	}
@@ -48,9 +50,9 @@ func Write(w io.Writer, c Contents) error {
 		return fmt.Errorf("write bundle: %w", errors.Join(errs...))
 	}
 	entries := make([]entry, 0, len(c.Files)+2)
-	entries = append(entries, entry{ManifestPath, c.Manifest})
+	entries = append(entries, entry{manifest.Path, c.Manifest})
 	if len(c.Signature) > 0 {
-		entries = append(entries, entry{SignaturePath, c.Signature})
+		entries = append(entries, entry{manifest.SignaturePath, c.Signature})
 	}
 	for _, f := range m.Files { // sorted by path: the manifest is canonical
 		entries = append(entries, entry{f.Path, c.Files[f.Path]})

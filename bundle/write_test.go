@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 func TestWriteDeterministic(t *testing.T) {
@@ -58,9 +60,9 @@ func TestWriteLayout(t *testing.T) {
 	long := "r1/" + strings.Repeat("x", 300) + "/stdout"
 	c.Files[long] = []byte("long\n")
 	c.Files["static/ünï.txt"] = []byte("u\n")
-	m, _ := DecodeManifest(c.Manifest)
+	m, _ := manifest.Decode(c.Manifest)
 	m.Files = FileList(c.Files)
-	raw, err := EncodeManifest(m)
+	raw, err := manifest.Encode(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,11 +104,11 @@ func TestWriteLayout(t *testing.T) {
 		if hdr.Name == long && hdr.Format != tar.FormatPAX {
 			t.Errorf("long name written as %v", hdr.Format)
 		}
-		if hdr.Name == ManifestPath && hdr.Format != tar.FormatUSTAR {
+		if hdr.Name == manifest.Path && hdr.Format != tar.FormatUSTAR {
 			t.Errorf("short name written as %v", hdr.Format)
 		}
 	}
-	want := append([]string{ManifestPath, SignaturePath}, slices.Sorted(maps.Keys(c.Files))...)
+	want := append([]string{manifest.Path, manifest.SignaturePath}, slices.Sorted(maps.Keys(c.Files))...)
 	if strings.Join(names, "\n") != strings.Join(want, "\n") {
 		t.Errorf("entry order\n got %q\nwant %q", names, want)
 	}
@@ -137,7 +139,7 @@ func TestWriteRefuses(t *testing.T) {
 		c    Contents
 		want error
 	}{
-		{"non-canonical manifest", with(func(c *Contents) { c.Manifest = append(bytes.Clone(c.Manifest), '\n') }), ErrManifestNotCanonical},
+		{"non-canonical manifest", with(func(c *Contents) { c.Manifest = append(bytes.Clone(c.Manifest), '\n') }), manifest.ErrNotCanonical},
 		{"missing file", with(func(c *Contents) { delete(c.Files, "r1/t4/stdout") }), ErrContentsMismatch},
 		{"extra file", with(func(c *Contents) { c.Files["unlisted"] = []byte("x") }), ErrContentsMismatch},
 		{"changed file", with(func(c *Contents) { c.Files["r1/t4/stdout"] = []byte("tampered") }), ErrContentsMismatch},
@@ -160,7 +162,7 @@ func TestWriteRefusesOverLimit(t *testing.T) {
 	big := map[string][]byte{"big": make([]byte, DefaultMaxEntrySize+1)}
 	m := newManifest()
 	m.Files = FileList(big)
-	raw, err := EncodeManifest(m)
+	raw, err := manifest.Encode(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,11 +181,11 @@ func TestBuilderRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]error{
-		"a/b":         ErrDuplicate,
-		"a":           ErrPathConflict,
-		"a/b/c":       ErrPathConflict,
-		"../x":        ErrPathEscape,
-		SignaturePath: ErrReservedPath,
+		"a/b":                  manifest.ErrDuplicate,
+		"a":                    manifest.ErrPathConflict,
+		"a/b/c":                manifest.ErrPathConflict,
+		"../x":                 manifest.ErrPathEscape,
+		manifest.SignaturePath: manifest.ErrReservedPath,
 	} {
 		if err := b.Add(p, nil); !errors.Is(err, want) {
 			t.Errorf("Add(%q) = %v, want %v", p, err, want)

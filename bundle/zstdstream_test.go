@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // The frame is checked as it streams: each refusal keeps its class
@@ -113,9 +115,9 @@ func frameHeaderLen(t *testing.T, b []byte) int {
 	return len(f.pending)
 }
 
-func mustDecode(t *testing.T, raw []byte) *Manifest {
+func mustDecode(t *testing.T, raw []byte) *manifest.Manifest {
 	t.Helper()
-	m, err := DecodeManifest(raw)
+	m, err := manifest.Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +180,7 @@ func writeWithFile(t *testing.T, size int) []byte {
 	t.Helper()
 	c := sampleContents(t)
 	c.Files["big"] = bytes.Repeat([]byte("evidence "), size/9)
-	raw, err := EncodeManifest(sampleManifest(c.Files))
+	raw, err := manifest.Encode(sampleManifest(c.Files))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -77,7 +77,7 @@ type Facts struct {
 	Unstable     bool
 	Deviated     bool
 	// Deviations are the bundle's recorded deviations, item by item.
-	Deviations       []bundle.Deviation
+	Deviations       []manifest.Deviation
 	ConformingStatic *bool
 }
 

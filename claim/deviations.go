@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // declaredDeviation is one "Condition deviation:" line of a declaration.
@@ -24,7 +24,7 @@ type declaredDeviation struct {
 // what, standard and changed-to values; a declared deviation the bundle
 // does not record is a contradiction. The reason is the author's words
 // and is not compared, but it must be there.
-func checkDeviations(d Declaration, recorded []bundle.Deviation) []Finding {
+func checkDeviations(d Declaration, recorded []manifest.Deviation) []Finding {
 	const clause = "DSHIO/T 21 8.2"
 	declared := make([]*declaredDeviation, len(d.Deviations))
 	for i, t := range d.Deviations {

@@ -35,6 +35,7 @@ import (
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest/sandbox"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/replay"
 	"github.com/dshaudit/dshaudit/replay/compare"
@@ -42,7 +43,7 @@ import (
 	"github.com/dshaudit/dshaudit/verify"
 )
 
-var tool = bundle.Tool{Name: "dshaudit", Version: "e2e"}
+var tool = manifest.Tool{Name: "dshaudit", Version: "e2e"}
 
 func hostCACert() string {
 	const p = "/etc/ssl/certs/ca-certificates.crt"
@@ -131,7 +132,7 @@ type original struct {
 	path     string
 	spec     string // the package directory, given again as --package-file
 	sha256   string
-	manifest *bundle.Manifest
+	manifest *manifest.Manifest
 }
 
 // originalsDir holds the originals shared by the tests (TestMain).
@@ -196,7 +197,7 @@ func runOriginal(t *testing.T, env *sandbox.Env, name, spec string) (*original, 
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	out := filepath.Join(originalsDir, name+runner.BundleSuffix)
+	out := filepath.Join(originalsDir, name+manifest.BundleSuffix)
 	w, err := runner.WriteBundle(context.Background(), out, res, env.Signer)
 	if err != nil {
 		return nil, fmt.Errorf("write bundle: %w", err)
@@ -235,7 +236,7 @@ func replayOf(t *testing.T, env *sandbox.Env, o *original, src engine.Source, ou
 }
 
 // readBundle reads and verifies the bundle at path.
-func readBundle(t *testing.T, env *sandbox.Env, path string) (*bundle.Manifest, *verify.Report) {
+func readBundle(t *testing.T, env *sandbox.Env, path string) (*manifest.Manifest, *verify.Report) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -249,14 +250,14 @@ func readBundle(t *testing.T, env *sandbox.Env, path string) (*bundle.Manifest, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := bundle.DecodeManifest(a.RawManifest)
+	m, err := manifest.Decode(a.RawManifest)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m, rep
 }
 
-func condition(cs []bundle.Condition, name string) (string, bool) {
+func condition(cs []manifest.Condition, name string) (string, bool) {
 	for _, c := range cs {
 		if c.Name == name {
 			return c.Value, true
@@ -301,7 +302,7 @@ func TestReplayE2EFixtures(t *testing.T) {
 			if o.manifest.Claimed.Verdict != want {
 				t.Fatalf("original verdict %q, README says %q", o.manifest.Claimed.Verdict, want)
 			}
-			out := filepath.Join(t.TempDir(), name+".replay"+runner.BundleSuffix)
+			out := filepath.Join(t.TempDir(), name+".replay"+manifest.BundleSuffix)
 			res, rec, err := replayOf(t, env, o, engine.FromStore(), out)
 			if err != nil {
 				t.Fatalf("replay: %v", err)
@@ -396,7 +397,7 @@ func TestReplayE2EOtherDigest(t *testing.T) {
 	archive := filepath.Join(dir, "other.oci.tar")
 	tarDir(t, filepath.Join(dir, "layout"), archive)
 
-	out := filepath.Join(t.TempDir(), "other.replay"+runner.BundleSuffix)
+	out := filepath.Join(t.TempDir(), "other.replay"+manifest.BundleSuffix)
 	res, rec, err := replayOf(t, env, o, engine.FromOCIArchive(archive), out)
 	if !errors.Is(err, engine.ErrDigestMismatch) || !errors.Is(err, replay.ErrCouldNotRun) {
 		t.Fatalf("err %v, want a digest mismatch that stops the replay", err)
@@ -456,12 +457,12 @@ func TestReplayE2EEditedEvidence(t *testing.T) {
 	if !bytes.Equal(a.RawManifest, ea.RawManifest) || !bytes.Equal(a.RawSignature, ea.RawSignature) || len(a.Files) != len(ea.Files) {
 		t.Fatal("the edit changed the manifest, the signature or the file list")
 	}
-	bad := &original{path: filepath.Join(t.TempDir(), "edited"+runner.BundleSuffix), spec: o.spec, manifest: o.manifest}
+	bad := &original{path: filepath.Join(t.TempDir(), "edited"+manifest.BundleSuffix), spec: o.spec, manifest: o.manifest}
 	if err := os.WriteFile(bad.path, edited, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	out := filepath.Join(t.TempDir(), "edited.replay"+runner.BundleSuffix)
+	out := filepath.Join(t.TempDir(), "edited.replay"+manifest.BundleSuffix)
 	res, rec, err := replayOf(t, env, bad, engine.FromStore(), out)
 	if !errors.Is(err, replay.ErrNotVerified) || errors.Is(err, replay.ErrCouldNotRun) {
 		t.Fatalf("err %v, want %v", err, replay.ErrNotVerified)
@@ -619,7 +620,7 @@ func TestReplayE2ERegistryPackage(t *testing.T) {
 		t.Fatalf("subject %+v, want a registry subject with an integrity", o.manifest.Subject)
 	}
 	o.spec = "" // a registry subject needs no --package-file
-	out := filepath.Join(t.TempDir(), "registry.replay"+runner.BundleSuffix)
+	out := filepath.Join(t.TempDir(), "registry.replay"+manifest.BundleSuffix)
 	res, _, err := replayOf(t, env, o, engine.FromStore(), out)
 	if err != nil {
 		t.Fatalf("replay: %v", err)

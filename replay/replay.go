@@ -15,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/replay/compare"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/runner"
@@ -57,7 +58,7 @@ type Options struct {
 	// CACert is the host CA bundle T1 trusts ("" for none).
 	CACert string
 	// Tool names this program in the new bundle.
-	Tool bundle.Tool
+	Tool manifest.Tool
 }
 
 // Run verifies the original, re-runs its sequence under its recorded
@@ -84,7 +85,7 @@ func Run(ctx context.Context, r runner.Runner, o Options) (*compare.Result, erro
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOriginal, err)
 	}
-	old, err := bundle.DecodeManifest(arc.RawManifest)
+	old, err := manifest.Decode(arc.RawManifest)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOriginal, err)
 	}
@@ -116,9 +117,9 @@ func Run(ctx context.Context, r runner.Runner, o Options) (*compare.Result, erro
 		return res, err
 	}
 	// Name the original in the new bundle, and the override if used.
-	out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: compare.ConditionReplayOf, Value: res.OriginalSHA256})
+	out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, manifest.Condition{Name: compare.ConditionReplayOf, Value: res.OriginalSHA256})
 	if res.Unsafe {
-		out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, bundle.Condition{Name: compare.ConditionReplayOfUnverified, Value: string(rep.Status)})
+		out.Input.Conditions.Variable = append(out.Input.Conditions.Variable, manifest.Condition{Name: compare.ConditionReplayOfUnverified, Value: string(rep.Status)})
 	}
 	if out.Manifest, out.Files, err = assemble.Build(out.Input); err != nil {
 		return res, err
@@ -138,7 +139,7 @@ func Run(ctx context.Context, r runner.Runner, o Options) (*compare.Result, erro
 }
 
 // runOptions rebuilds the runner options the original recorded.
-func runOptions(m *bundle.Manifest, o Options) (runner.Options, error) {
+func runOptions(m *manifest.Manifest, o Options) (runner.Options, error) {
 	ro := runner.Options{
 		Image:       m.Image.Name + "@" + m.Image.Digest,
 		ImageSource: o.ImageSource,

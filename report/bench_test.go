@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // largeBundle is the boot_failed vector with n informational lines put
@@ -15,14 +14,14 @@ import (
 // first_error and verdicts are unchanged, so it verifies.
 func largeBundle(b testing.TB, n int) []byte {
 	b.Helper()
-	return rewriteVector(b, func(m *bundle.Manifest, files map[string][]byte) {
+	return rewriteVector(b, func(m *manifest.Manifest, files map[string][]byte) {
 		var pad bytes.Buffer
 		for i := range n {
 			fmt.Fprintf(&pad, "[dsh] loading module %d of the plugin tree, nothing to report here\n", i)
 		}
 		// The same lines first in stdout and in merged, so that merged
 		// is still an interleaving of the two streams.
-		for _, role := range []string{assemble.RoleMerged, assemble.RoleStdout} {
+		for _, role := range []string{manifest.RoleMerged, manifest.RoleStdout} {
 			path := m.Repetitions[0].Stages[3].Evidence[role]
 			files[path] = append(append([]byte{}, pad.Bytes()...), files[path]...)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -110,7 +111,7 @@ func header(rep *verify.Report) *Page {
 
 // body fills what needs the archive: recorded facts, the re-derived T0
 // table and stage outcomes, and the evidence files whose digests match.
-func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, d assemble.Derived, lay Layout) {
+func body(p *Page, rep *verify.Report, m *manifest.Manifest, arc *bundle.Archive, d assemble.Derived, lay Layout) {
 	untrusted := map[string]bool{}
 	for _, f := range bundle.CompareFiles(m, arc) {
 		untrusted[f.Path] = true
@@ -121,7 +122,7 @@ func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, 
 	}
 	p.Facts = facts(m, prov)
 	p.Deviations = m.Deviations
-	p.Conditions = append(append([]bundle.Condition{}, m.Conditions.Fixed...), m.Conditions.Variable...)
+	p.Conditions = append(append([]manifest.Condition{}, m.Conditions.Fixed...), m.Conditions.Variable...)
 	if rep.OK() {
 		p.Declaration = assemble.PrintableDeclaration(m.Declaration, rep.BundleSHA256)
 	}
@@ -156,7 +157,7 @@ func body(p *Page, rep *verify.Report, m *bundle.Manifest, arc *bundle.Archive, 
 // repetition builds one repetition's timeline. A stage's re-derived
 // outcome is shown only when its evidence, and that of every stage before
 // it, matched the manifest (as verify compares them).
-func repetition(i int, rp bundle.Repetition, derived rules.SequenceResult, trustedSoFar bool, ev evidenceReader) Repetition {
+func repetition(i int, rp manifest.Repetition, derived rules.SequenceResult, trustedSoFar bool, ev evidenceReader) Repetition {
 	out := Repetition{Index: rp.Index}
 	byStage := map[string]rules.StageResult{}
 	for _, s := range derived.Stages {
@@ -185,7 +186,7 @@ func repetition(i int, rp bundle.Repetition, derived rules.SequenceResult, trust
 	return out
 }
 
-func facts(m *bundle.Manifest, prov Provenance) []Fact {
+func facts(m *manifest.Manifest, prov Provenance) []Fact {
 	f := []Fact{
 		{Name: "Package", Field: "subject", Value: m.Subject.Name + "@" + m.Subject.Version, Code: true},
 		{Name: "Package spec", Field: "subject.spec", Value: m.Subject.Spec, Code: true},

@@ -6,8 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -41,7 +40,7 @@ func (l Layout) withDefaults() Layout {
 
 // roleOrder is the order a stage's evidence files are shown in; roles
 // not listed follow, sorted.
-var roleOrder = []string{assemble.RoleMerged, assemble.RoleStdout, assemble.RoleStderr, assemble.RoleProfilePackageJSON}
+var roleOrder = []string{manifest.RoleMerged, manifest.RoleStdout, manifest.RoleStderr, manifest.RoleProfilePackageJSON}
 
 type evidenceReader struct {
 	files     map[string][]byte
@@ -53,14 +52,14 @@ type evidenceReader struct {
 // stage returns a stage's evidence files and the anchor of the
 // first_error line: first searched in the merged output (where the rule
 // takes it from), and also marked in stdout and stderr.
-func (ev evidenceReader) stage(id string, st bundle.Stage, firstError string) ([]Evidence, string) {
+func (ev evidenceReader) stage(id string, st manifest.Stage, firstError string) ([]Evidence, string) {
 	roles := slices.Sorted(maps.Keys(st.Evidence))
 	slices.SortStableFunc(roles, func(a, b string) int { return rank(a) - rank(b) })
 	var out []Evidence
 	anchor := ""
 	for k, role := range roles {
 		label := role
-		if role == assemble.RoleStdout && st.Stage == "T3" {
+		if role == manifest.RoleStdout && st.Stage == "T3" {
 			label = "stdout (config dump)"
 		}
 		e := ev.file(fmt.Sprintf("%s-e%d", id, k+1), role, label, st.Evidence[role], firstError)
@@ -86,7 +85,7 @@ func rank(role string) int {
 }
 
 // otherEvidence returns the T0 and environment files, by role.
-func otherEvidence(m *bundle.Manifest, ev evidenceReader) []Evidence {
+func otherEvidence(m *manifest.Manifest, ev evidenceReader) []Evidence {
 	var out []Evidence
 	for k, role := range slices.Sorted(maps.Keys(m.Static.Evidence)) {
 		out = append(out, ev.file(fmt.Sprintf("t0-e%d", k+1), role, "T0 "+role, m.Static.Evidence[role], ""))

@@ -13,6 +13,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/testutil/vectortest"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
@@ -68,13 +69,13 @@ func payload(base, tag string) string {
 // rewriteVector reads the boot_failed vector, lets edit change its
 // manifest and files, lists the files again and signs the result with
 // the vectors' key, as a writer holding that key could.
-func rewriteVector(t testing.TB, edit func(m *bundle.Manifest, files map[string][]byte)) []byte {
+func rewriteVector(t testing.TB, edit func(m *manifest.Manifest, files map[string][]byte)) []byte {
 	t.Helper()
 	_, arc, m := vectortest.ReadBundle(t, filepath.Join(vectorsDir, "boot_failed.dshaudit.tar.zst"))
 	files := arc.Files
 	edit(m, files)
 	m.Files = bundle.FileList(files)
-	man, err := bundle.EncodeManifest(m)
+	man, err := manifest.Encode(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func rewriteVector(t testing.TB, edit func(m *bundle.Manifest, files map[string]
 // match), which is also shown.
 func hostileBundle(t testing.TB, base string) []byte {
 	t.Helper()
-	return rewriteVector(t, func(m *bundle.Manifest, files map[string][]byte) {
+	return rewriteVector(t, func(m *manifest.Manifest, files map[string][]byte) {
 		p := func(tag string) string { return payload(base, tag) }
 		m.Subject.Spec = p("spec")
 		m.Subject.Source = p("source")
@@ -118,10 +119,10 @@ func hostileBundle(t testing.TB, base string) []byte {
 		short := func(tag string) string {
 			return `<script>document.documentElement.dataset.pwned="` + tag + `"</script>`
 		}
-		m.Tool = bundle.Tool{Name: short("tool"), Version: short("toolversion")}
+		m.Tool = manifest.Tool{Name: short("tool"), Version: short("toolversion")}
 		m.Subject.Version = short("version")
-		m.Conditions.Fixed = append(m.Conditions.Fixed, bundle.Condition{Name: p("condname"), Value: p("condvalue")})
-		m.Deviations = append(m.Deviations, bundle.Deviation{What: p("what"), Standard: p("standard"), ChangedTo: p("changedto"), Why: p("why"), Clause: p("clause")})
+		m.Conditions.Fixed = append(m.Conditions.Fixed, manifest.Condition{Name: p("condname"), Value: p("condvalue")})
+		m.Deviations = append(m.Deviations, manifest.Deviation{What: p("what"), Standard: p("standard"), ChangedTo: p("changedto"), Why: p("why"), Clause: p("clause")})
 		m.Declaration = p("declaration")
 		m.Static.PatchFetchError = p("patchfetch")
 
@@ -131,13 +132,13 @@ func hostileBundle(t testing.TB, base string) []byte {
 			st.Argv = append(st.Argv, p("argv"))
 			st.Network = p("network")
 			st.FirstError = p("firsterror")
-			for _, role := range []string{assemble.RoleMerged, assemble.RoleStderr} {
+			for _, role := range []string{manifest.RoleMerged, manifest.RoleStderr} {
 				path := st.Evidence[role]
 				files[path] = append([]byte("Error: "+p("evidence-"+st.Stage+"-"+role)+"\n\x1b[31m"+p("ansi")+"\x1b[0m\n"), files[path]...)
 			}
-			st.Evidence[p("role")] = st.Evidence[assemble.RoleStdout]
+			st.Evidence[p("role")] = st.Evidence[manifest.RoleStdout]
 		}
-		rp.Stages = append(rp.Stages, bundle.Stage{Stage: p("stage"), Status: p("status"), Verdict: p("verdict")})
+		rp.Stages = append(rp.Stages, manifest.Stage{Stage: p("stage"), Status: p("status"), Verdict: p("verdict")})
 	})
 }
 

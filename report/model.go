@@ -1,8 +1,8 @@
 package report
 
 import (
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules/static"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -30,8 +30,8 @@ type Page struct {
 	// supports, or "" when none does.
 	Declaration string
 	Claim       *ClaimView
-	Deviations  []bundle.Deviation
-	Conditions  []bundle.Condition
+	Deviations  []manifest.Deviation
+	Conditions  []manifest.Condition
 	Static      StaticView
 	Repetitions []Repetition
 	// OtherEvidence are the T0 and environment files.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -19,7 +19,7 @@ const DeviationBaseline = assemble.DeviationBaseline
 // dsh is the version observed in the image. Every value the edition fixes
 // (SPEC.md "Edition facts") that this run changed, in either direction,
 // is one deviation.
-func deviations(o Options, dsh, spec string) []bundle.Deviation {
+func deviations(o Options, dsh, spec string) []manifest.Deviation {
 	edition := assemble.EditionDeviations(assemble.Edition2026, facts(o, dsh, "", spec), func(what string) string {
 		switch what {
 		case assemble.DeviationBaseline:
@@ -33,7 +33,7 @@ func deviations(o Options, dsh, spec string) []bundle.Deviation {
 	})
 	// Order: the baseline, the dsh version, the commands, then the other
 	// edition facts.
-	var ds, rest []bundle.Deviation
+	var ds, rest []manifest.Deviation
 	for _, d := range edition {
 		if d.What == assemble.DeviationBaseline {
 			ds = append(ds, d)
@@ -42,7 +42,7 @@ func deviations(o Options, dsh, spec string) []bundle.Deviation {
 		}
 	}
 	if dsh != o.Baseline {
-		ds = append(ds, bundle.Deviation{
+		ds = append(ds, manifest.Deviation{
 			What: assemble.DeviationDSHVersion, Standard: o.Baseline, ChangedTo: dsh,
 			Why:    fmt.Sprintf("the sandbox image %s holds dsh %s (read with dsh --version inside it), not the baseline", o.Image, dsh),
 			Clause: "DSHIO/T 21 5.1.1",
@@ -60,7 +60,7 @@ func deviations(o Options, dsh, spec string) []bundle.Deviation {
 		case rules.T4:
 			why = "requested with --t4-no-open: dsh --profile web tries to open a browser unless --no-open"
 		}
-		ds = append(ds, bundle.Deviation{
+		ds = append(ds, manifest.Deviation{
 			What: assemble.DeviationCommand(s), Standard: strings.Join(std, " "), ChangedTo: strings.Join(got, " "),
 			Why: why, Clause: "DSHIO/T 21 5.1.8",
 		})
@@ -88,21 +88,21 @@ func facts(o Options, dsh, imageRef, spec string) assemble.FixedFacts {
 }
 
 // fixedConditions are the DSHIO/T 21 5.1 conditions this run held fixed.
-func fixedConditions(o Options, dsh, imageRef, spec string) []bundle.Condition {
+func fixedConditions(o Options, dsh, imageRef, spec string) []manifest.Condition {
 	return assemble.FixedConditions(facts(o, dsh, imageRef, spec))
 }
 
 // variableConditions are conditions allowed to vary, recorded item by
 // item (DSHIO/T 21 3.2).
-func variableConditions(o Options, pkg *Package, engineName, engineVersion, kernel string) []bundle.Condition {
-	c := []bundle.Condition{
+func variableConditions(o Options, pkg *Package, engineName, engineVersion, kernel string) []manifest.Condition {
+	c := []manifest.Condition{
 		{Name: "package spec given", Value: pkg.Spec},
 		{Name: "package source", Value: pkg.Source},
 		{Name: "container engine", Value: engineName + " " + engineVersion},
 		{Name: "host kernel", Value: kernel},
 	}
 	if o.CACert != "" {
-		c = append(c, bundle.Condition{Name: "T1 extra CA bundle", Value: o.CACert})
+		c = append(c, manifest.Condition{Name: "T1 extra CA bundle", Value: o.CACert})
 	}
 	return append(c, pkg.Conditions...)
 }

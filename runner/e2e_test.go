@@ -23,10 +23,10 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/attest"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest/sandbox"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -86,7 +86,7 @@ func runAndVerify(t *testing.T, env *sandbox.Env, c e2eCase) (*Result, *verify.R
 	start := time.Now()
 	res, err := r.Run(context.Background(), Options{
 		Spec: c.spec, Image: env.Image, Repeat: c.repeat, T1WorkspaceRoot: c.workspaceRoot,
-		CACert: hostCACert(), Tool: bundle.Tool{Name: "dshaudit", Version: "e2e"},
+		CACert: hostCACert(), Tool: manifest.Tool{Name: "dshaudit", Version: "e2e"},
 	})
 	if err != nil {
 		t.Fatalf("%s: run: %v", c.name, err)
@@ -317,7 +317,7 @@ func TestE2EInterrupt(t *testing.T) {
 	rec := &recordingEngine{Engine: env.Engine}
 	tmp := t.TempDir()
 	outDir := t.TempDir()
-	out := filepath.Join(outDir, "interrupted"+BundleSuffix)
+	out := filepath.Join(outDir, "interrupted"+manifest.BundleSuffix)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := &Runner{Engine: rec, Resolve: PkgsourceResolver(pkgsource.Options{}), TempDir: tmp,
@@ -329,7 +329,7 @@ func TestE2EInterrupt(t *testing.T) {
 	spec, _ := filepath.Abs("../testdata/plugins/pass")
 	start := time.Now()
 	res, err := r.Run(ctx, Options{Spec: spec, Image: env.Image, T1WorkspaceRoot: true, CACert: hostCACert(),
-		Tool: bundle.Tool{Name: "dshaudit", Version: "e2e"}})
+		Tool: manifest.Tool{Name: "dshaudit", Version: "e2e"}})
 	if err == nil {
 		// Too late to interrupt the run: interrupt the write instead.
 		_, err = WriteBundle(ctx, out, res, env.Signer)
@@ -380,7 +380,7 @@ func TestE2ERegistryPackage(t *testing.T) {
 	rec := &recordingEngine{Engine: env.Engine}
 	r := &Runner{Engine: rec, Resolve: PkgsourceResolver(pkgsource.Options{}), TempDir: t.TempDir()}
 	res, err := r.Run(context.Background(), Options{Spec: spec, Image: env.Image, Repeat: 1, T1WorkspaceRoot: true,
-		CACert: hostCACert(), Tool: bundle.Tool{Name: "dshaudit", Version: "e2e"}})
+		CACert: hostCACert(), Tool: manifest.Tool{Name: "dshaudit", Version: "e2e"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +393,7 @@ func TestE2ERegistryPackage(t *testing.T) {
 		t.Errorf("T1 argv %q network %q", t1.Argv, t1.Network)
 	}
 	t.Logf("%s: %s, installed size %d", spec, m.Claimed.Verdict, m.Static.InstalledSize)
-	out := filepath.Join(t.TempDir(), "r"+BundleSuffix)
+	out := filepath.Join(t.TempDir(), "r"+manifest.BundleSuffix)
 	w, err := WriteBundle(context.Background(), out, res, env.Signer)
 	if err != nil {
 		t.Fatal(err)

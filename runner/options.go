@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
@@ -67,7 +67,7 @@ type Options struct {
 	// which equal the DSHIO/T 21 5.2 example mem=768m, cpu=1).
 	Limits engine.Limits
 	// Tool names this program in the bundle.
-	Tool bundle.Tool
+	Tool manifest.Tool
 }
 
 // withDefaults returns o with every zero field defaulted.

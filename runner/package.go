@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
-// Package sources, as recorded in bundle.Subject.Source.
+// Package sources, as recorded in manifest.Subject.Source.
 const (
 	SourceRegistry     = "registry"
 	SourceGitHub       = "github"
@@ -51,7 +51,7 @@ type Package struct {
 	// Conditions are variable conditions of obtaining the package (the
 	// registry and where its setting came from, CDN or tarball fallback
 	// for the patch, how the version was resolved).
-	Conditions []bundle.Condition
+	Conditions []manifest.Condition
 	// Warnings are discrepancies found while obtaining the package that
 	// do not stop the run; they are shown to the user.
 	Warnings []string

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/hosttool"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/pkgsource"
 )
 
@@ -54,10 +54,10 @@ func packageOf(raw string, f *pkgsource.Fetched) *Package {
 		Registry: f.Registry,
 	}
 	for _, c := range f.Conditions {
-		p.Conditions = append(p.Conditions, bundle.Condition{Name: c.Name, Value: c.Value})
+		p.Conditions = append(p.Conditions, manifest.Condition{Name: c.Name, Value: c.Value})
 	}
 	if f.PatchSource != "" && f.PatchSource != "tarball" {
-		p.Conditions = append(p.Conditions, bundle.Condition{Name: "patch_source", Value: f.PatchSource})
+		p.Conditions = append(p.Conditions, manifest.Condition{Name: "patch_source", Value: f.PatchSource})
 	}
 	p.Warnings = append(p.Warnings, f.Warnings...)
 	return p

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
@@ -39,7 +39,7 @@ type Runner struct {
 // evidence files assemble.Build made of it, ready for WriteBundle.
 type Result struct {
 	Input    assemble.Input
-	Manifest *bundle.Manifest
+	Manifest *manifest.Manifest
 	Files    map[string][]byte
 	// Warnings are what the user should see (T0's DSHIO/T 20 5.6
 	// warning, discrepancies found while fetching, truncated output).
@@ -170,13 +170,13 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	finished := now()
 	seq.conditions = append(seq.conditions,
-		bundle.Condition{Name: "host CPUs", Value: strconv.Itoa(runtime.NumCPU())},
-		bundle.Condition{Name: "host load average (1, 5, 15 min) at start", Value: loadAtStart},
-		bundle.Condition{Name: "host load average (1, 5, 15 min) at end", Value: hostLoad()})
+		manifest.Condition{Name: "host CPUs", Value: strconv.Itoa(runtime.NumCPU())},
+		manifest.Condition{Name: "host load average (1, 5, 15 min) at start", Value: loadAtStart},
+		manifest.Condition{Name: "host load average (1, 5, 15 min) at end", Value: hostLoad()})
 	if seq.registry != "" {
-		seq.conditions = append(seq.conditions, bundle.Condition{Name: "T1 registry", Value: seq.registry + " (npm_config_registry, the registry T0 used)"})
+		seq.conditions = append(seq.conditions, manifest.Condition{Name: "T1 registry", Value: seq.registry + " (npm_config_registry, the registry T0 used)"})
 	} else {
-		seq.conditions = append(seq.conditions, bundle.Condition{Name: "T1 registry", Value: "pnpm's default in the image (for the local package's dependencies)"})
+		seq.conditions = append(seq.conditions, manifest.Condition{Name: "T1 registry", Value: "pnpm's default in the image (for the local package's dependencies)"})
 	}
 
 	kernel := r.Kernel
@@ -185,19 +185,19 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	in := assemble.Input{
 		Tool: o.Tool,
-		Subject: bundle.Subject{
+		Subject: manifest.Subject{
 			Name: pkg.Name, Version: pkg.Version, Spec: installSpec, Source: pkg.Source,
 			Integrity: pkg.Integrity, TarballSHA256: pkg.TarballSHA256,
 		},
 		Baseline:    o.Baseline,
 		Fingerprint: fp.String(),
-		Image:       bundle.Image{Name: fp.ImageName, Digest: fp.ImageDigest},
-		Conditions: bundle.Conditions{
+		Image:       manifest.Image{Name: fp.ImageName, Digest: fp.ImageDigest},
+		Conditions: manifest.Conditions{
 			Fixed:    fixedConditions(o, fp.DSH, pinned.Original, installSpec),
 			Variable: append(variableConditions(o, pkg, r.Engine.Name(), engineVersion, kernel()), seq.conditions...),
 		},
 		Deviations: deviations(o, fp.DSH, installSpec),
-		Settings: bundle.Settings{
+		Settings: manifest.Settings{
 			ObservationWindowMS: o.Window.Milliseconds(),
 			TimeoutsMS:          timeoutsMS(o),
 			Repeat:              o.Repeat,

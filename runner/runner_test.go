@@ -14,9 +14,9 @@ import (
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -51,7 +51,7 @@ func testRunner(t *testing.T, f *fakeEngine) (*Runner, string) {
 }
 
 func testOptions() Options {
-	return Options{Spec: "./fx", Image: testImage, T1WorkspaceRoot: true, Tool: bundle.Tool{Name: "dshaudit", Version: "test"}}
+	return Options{Spec: "./fx", Image: testImage, T1WorkspaceRoot: true, Tool: manifest.Tool{Name: "dshaudit", Version: "test"}}
 }
 
 func assertEmptyDir(t *testing.T, dir string) {
@@ -69,7 +69,7 @@ func assertEmptyDir(t *testing.T, dir string) {
 	}
 }
 
-func deviationNames(m *bundle.Manifest) []string {
+func deviationNames(m *manifest.Manifest) []string {
 	var s []string
 	for _, d := range m.Deviations {
 		s = append(s, d.What)
@@ -127,7 +127,7 @@ func TestRunPass(t *testing.T) {
 	}
 	// Clause 5.1.6 is checked against the entry declaration read from the
 	// image, recorded as evidence.
-	if p := m.Static.Evidence[assemble.RoleEntryDeclaration]; p != "static/entry-options.d.ts" || len(res.Files[p]) == 0 {
+	if p := m.Static.Evidence[manifest.RoleEntryDeclaration]; p != "static/entry-options.d.ts" || len(res.Files[p]) == 0 {
 		t.Errorf("entry declaration evidence %q (%d bytes)", p, len(res.Files[p]))
 	}
 	for _, c := range m.Static.Report.Clauses {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -27,7 +27,7 @@ type sequence struct {
 	// used), "" to leave the image's default.
 	registry string
 	// conditions collects variable conditions found while running.
-	conditions []bundle.Condition
+	conditions []manifest.Condition
 }
 
 // repetition runs one T1–T4 sequence in a fresh profile (DSHIO/T 21
@@ -91,7 +91,7 @@ func (r *Runner) repetition(ctx context.Context, s *sequence, rep int) ([]assemb
 		if res.StdoutTruncated || res.StderrTruncated {
 			n := fmt.Sprintf("repetition %d %s: output beyond the capture limit was dropped (stdout %v, stderr %v)", rep, st, res.StdoutTruncated, res.StderrTruncated)
 			notes = append(notes, n)
-			s.conditions = append(s.conditions, bundle.Condition{Name: fmt.Sprintf("repetition %d %s output truncated", rep, st), Value: n})
+			s.conditions = append(s.conditions, manifest.Condition{Name: fmt.Sprintf("repetition %d %s output truncated", rep, st), Value: n})
 		}
 		if st == rules.T1 {
 			// DSHIO/T 20 6.4: the profile's package.json is an

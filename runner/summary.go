@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
@@ -27,13 +27,13 @@ type Summary struct {
 	MediaType     string `json:"media_type"`
 	SchemaVersion int    `json:"schema_version"`
 	// Bundle, BundleSHA256 and BundleSize describe the file written.
-	Bundle       string         `json:"bundle"`
-	BundleSHA256 string         `json:"bundle_sha256"`
-	BundleSize   int64          `json:"bundle_size"`
-	Package      bundle.Subject `json:"package"`
-	Fingerprint  string         `json:"fingerprint"`
-	Baseline     string         `json:"baseline"`
-	TestDate     string         `json:"test_date"`
+	Bundle       string           `json:"bundle"`
+	BundleSHA256 string           `json:"bundle_sha256"`
+	BundleSize   int64            `json:"bundle_size"`
+	Package      manifest.Subject `json:"package"`
+	Fingerprint  string           `json:"fingerprint"`
+	Baseline     string           `json:"baseline"`
+	TestDate     string           `json:"test_date"`
 	// Verdict is the overall verdict: a DSHIO/T 20 11.1 code or
 	// "unstable".
 	Verdict          string `json:"verdict"`
@@ -41,13 +41,13 @@ type Summary struct {
 	ConformingStatic *bool  `json:"conforming_static"`
 	// Usable says whether the result may back a certification;
 	// NotUsableBecause gives every reason it may not.
-	Usable           bool               `json:"usable_for_certification"`
-	NotUsableBecause []string           `json:"not_usable_because"`
-	Deviations       []bundle.Deviation `json:"deviations"`
-	Repetitions      []RepetitionView   `json:"repetitions"`
-	Static           static.Report      `json:"static"`
-	InstalledSize    int64              `json:"installed_size"`
-	Warnings         []string           `json:"warnings"`
+	Usable           bool                 `json:"usable_for_certification"`
+	NotUsableBecause []string             `json:"not_usable_because"`
+	Deviations       []manifest.Deviation `json:"deviations"`
+	Repetitions      []RepetitionView     `json:"repetitions"`
+	Static           static.Report        `json:"static"`
+	InstalledSize    int64                `json:"installed_size"`
+	Warnings         []string             `json:"warnings"`
 	// Declaration is the DSHIO/T 10 8.1 text with the bundle digest, ""
 	// when the result supports none.
 	Declaration string `json:"declaration"`
@@ -80,7 +80,7 @@ func Summarize(res *Result, w *Written) *Summary {
 		Package: m.Subject, Fingerprint: m.Fingerprint, Baseline: m.Baseline, TestDate: m.TestDate,
 		Verdict: m.Claimed.Verdict, Unstable: m.Claimed.Unstable, ConformingStatic: m.Claimed.ConformingStatic,
 		Usable: m.Claimed.UsableForCertification, NotUsableBecause: append([]string{}, d.Why...),
-		Deviations: append([]bundle.Deviation{}, m.Deviations...), Static: m.Static.Report,
+		Deviations: append([]manifest.Deviation{}, m.Deviations...), Static: assemble.StaticReportOf(m.Static.Report),
 		InstalledSize: m.Static.InstalledSize, Warnings: append([]string{}, res.Warnings...),
 		Repetitions: []RepetitionView{},
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/image"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
@@ -19,9 +19,9 @@ var versionCommands = []struct {
 	role string
 	argv []string
 }{
-	{assemble.RoleDSHVersion, []string{"dsh", "--version"}},
-	{assemble.RoleNodeVersion, []string{"node", "--version"}},
-	{assemble.RolePNPMVersion, []string{"pnpm", "--version"}},
+	{manifest.RoleDSHVersion, []string{"dsh", "--version"}},
+	{manifest.RoleNodeVersion, []string{"node", "--version"}},
+	{manifest.RolePNPMVersion, []string{"pnpm", "--version"}},
 }
 
 // observeVersions runs each version command in a fresh container of the
@@ -92,11 +92,11 @@ func normaliseVersion(b []byte) string {
 // parse back as a fingerprint.
 func fingerprint(versions map[string][]byte, pinned engine.PinnedRef, o Options) (rules.Fingerprint, error) {
 	fp := rules.Fingerprint{
-		DSH:         normaliseVersion(versions[assemble.RoleDSHVersion]),
+		DSH:         normaliseVersion(versions[manifest.RoleDSHVersion]),
 		ImageName:   pinned.Repository,
 		ImageDigest: pinned.Digest.String(),
-		Node:        normaliseVersion(versions[assemble.RoleNodeVersion]),
-		PNPM:        normaliseVersion(versions[assemble.RolePNPMVersion]),
+		Node:        normaliseVersion(versions[manifest.RoleNodeVersion]),
+		PNPM:        normaliseVersion(versions[manifest.RolePNPMVersion]),
 		Mem:         o.Limits.Memory,
 		CPU:         o.Limits.CPUs,
 	}

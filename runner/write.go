@@ -14,17 +14,15 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
-
-// BundleSuffix ends every default bundle file name.
-const BundleSuffix = ".dshaudit.tar.zst"
 
 // DefaultOutName is the default bundle file name for name@version:
 // <name>-<version>.dshaudit.tar.zst, a scope's "@" dropped and its "/"
 // turned into "-" as npm pack names tarballs.
 func DefaultOutName(name, version string) string {
 	n := strings.Replace(strings.TrimPrefix(name, "@"), "/", "-", 1)
-	return n + "-" + version + BundleSuffix
+	return n + "-" + version + manifest.BundleSuffix
 }
 
 // Written describes a bundle written to disk (bundle.Written, so that
@@ -41,7 +39,7 @@ func WriteBundle(ctx context.Context, path string, res *Result, signer *attest.S
 		return nil, fmt.Errorf("%w: no result to write", ErrEvidence)
 	}
 	m := res.Manifest
-	raw, err := bundle.EncodeManifest(m)
+	raw, err := manifest.Encode(m)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrEvidence, err)
 	}

@@ -10,10 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-)
 
-// BundleSuffix is the file name ending `verify DIR` looks for.
-const BundleSuffix = ".dshaudit.tar.zst"
+	"github.com/dshaudit/dshaudit/manifest"
+)
 
 // Item is one bundle of a batch: its report, or why it could not be read.
 type Item struct {
@@ -24,7 +23,7 @@ type Item struct {
 
 // Expand turns files and directories into the sorted list of bundle
 // paths: a file is taken as given, a directory is walked for files whose
-// names end in BundleSuffix.
+// names end in manifest.BundleSuffix.
 func Expand(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -40,7 +39,7 @@ func Expand(paths []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), BundleSuffix) {
+			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), manifest.BundleSuffix) {
 				out = append(out, path)
 			}
 			return nil

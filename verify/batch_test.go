@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // TestInOrderHoldsAtMostTheWindow blocks the first index until every
@@ -112,7 +114,7 @@ func TestEachUnreadable(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
 	for i := range 40 {
-		paths = append(paths, filepath.Join(dir, strconv.Itoa(100+i)+BundleSuffix))
+		paths = append(paths, filepath.Join(dir, strconv.Itoa(100+i)+manifest.BundleSuffix))
 	}
 	var items []Item
 	Each(context.Background(), paths, Options{}, 4, func(it Item) { items = append(items, it) })

@@ -20,6 +20,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/gcstart"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -55,22 +56,22 @@ func benchBundle(tb testing.TB, size int) ([]byte, map[string][]byte) {
 	t4.Liveness = &rules.Liveness{Window: 12 * time.Second, AliveFor: 12 * time.Second, AliveAtEnd: true}
 	runs := []assemble.StageRun{t1, stage(rules.T2, read("t2.stdout"), nil, 0), stage(rules.T3, big.Bytes(), nil, 0), t4}
 	in := assemble.Input{
-		Tool: bundle.Tool{Name: "dshaudit", Version: "bench"}, Baseline: "0.1.0-rc.8",
-		Subject:     bundle.Subject{Name: "hello-dsh-plugin", Version: "1.0.0", Spec: spec, Source: "local-tarball"},
+		Tool: manifest.Tool{Name: "dshaudit", Version: "bench"}, Baseline: "0.1.0-rc.8",
+		Subject:     manifest.Subject{Name: "hello-dsh-plugin", Version: "1.0.0", Spec: spec, Source: "local-tarball"},
 		Fingerprint: "dsh=0.1.0-rc.8;img=localhost/x:1@sha256:" + hexOf("x") + ";node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1",
-		Image:       bundle.Image{Name: "localhost/x:1", Digest: "sha256:" + hexOf("x")},
-		Settings:    bundle.Settings{ObservationWindowMS: 12000, Repeat: 1},
-		Deviations:  []bundle.Deviation{{What: assemble.DeviationRepeatCount, Standard: "2", ChangedTo: "1", Why: "benchmark"}},
+		Image:       manifest.Image{Name: "localhost/x:1", Digest: "sha256:" + hexOf("x")},
+		Settings:    manifest.Settings{ObservationWindowMS: 12000, Repeat: 1},
+		Deviations:  []manifest.Deviation{{What: assemble.DeviationRepeatCount, Standard: "2", ChangedTo: "1", Why: "benchmark"}},
 		StartedAt:   t0, FinishedAt: t0.Add(time.Minute), Dynamic: true,
 		Static:      assemble.StaticInput{Metadata: pkg, Patch: patch, InstalledSize: -1},
-		Versions:    map[string][]byte{assemble.RoleDSHVersion: []byte("0.1.0-rc.8\n"), assemble.RoleNodeVersion: []byte("v24.11.1\n"), assemble.RolePNPMVersion: []byte("9.15.9\n")},
+		Versions:    map[string][]byte{manifest.RoleDSHVersion: []byte("0.1.0-rc.8\n"), manifest.RoleNodeVersion: []byte("v24.11.1\n"), manifest.RolePNPMVersion: []byte("9.15.9\n")},
 		Repetitions: [][]assemble.StageRun{runs},
 	}
 	m, files, err := assemble.Build(in)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	raw, err := bundle.EncodeManifest(m)
+	raw, err := manifest.Encode(m)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func benchBundle(tb testing.TB, size int) ([]byte, map[string][]byte) {
 	if err := bundle.Write(&out, bundle.Contents{Manifest: raw, Signature: sig, Files: files}); err != nil {
 		tb.Fatal(err)
 	}
-	files[bundle.ManifestPath], files[bundle.SignaturePath] = raw, sig
+	files[manifest.Path], files[manifest.SignaturePath] = raw, sig
 	return out.Bytes(), files
 }
 
@@ -127,7 +128,7 @@ func BenchmarkVerify(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			arc, files := benchBundle(b, c.size)
 			dir := b.TempDir()
-			path := filepath.Join(dir, "b"+BundleSuffix)
+			path := filepath.Join(dir, "b"+manifest.BundleSuffix)
 			if err := os.WriteFile(path, arc, 0o644); err != nil {
 				b.Fatal(err)
 			}

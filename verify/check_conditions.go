@@ -7,7 +7,7 @@ import (
 	"unicode"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
@@ -22,7 +22,7 @@ func (c conditionIndex) value(name string) (string, bool) {
 
 // indexConditions indexes the fixed conditions and reports a name
 // recorded twice (two values for one condition).
-func indexConditions(rep *Report, m *bundle.Manifest) conditionIndex {
+func indexConditions(rep *Report, m *manifest.Manifest) conditionIndex {
 	idx := conditionIndex{}
 	for i, c := range m.Conditions.Fixed {
 		if _, dup := idx[c.Name]; dup {
@@ -39,7 +39,7 @@ func indexConditions(rep *Report, m *bundle.Manifest) conditionIndex {
 // settings, the fingerprint, the image and every executed stage's argv
 // and network agree, and each difference from the standard has its
 // deviation.
-func checkConditions(rep *Report, m *bundle.Manifest, l *deviationLedger, fp *rules.Fingerprint, cond conditionIndex) {
+func checkConditions(rep *Report, m *manifest.Manifest, l *deviationLedger, fp *rules.Fingerprint, cond conditionIndex) {
 	bad := func(field, clause, format string, args ...any) {
 		rep.addf(ClassConditionMismatch, field, clause, format, args...)
 	}
@@ -143,7 +143,7 @@ func notOneWord(arg string) bool {
 // version) would be facts of a run that did not happen, which nothing
 // could cross-check and a reader would take as tested. The baseline
 // condition equals `baseline`; checkSequence checks the repeat count.
-func checkStaticOnly(rep *Report, m *bundle.Manifest, l *deviationLedger) {
+func checkStaticOnly(rep *Report, m *manifest.Manifest, l *deviationLedger) {
 	bad := func(field, format string, args ...any) {
 		rep.addf(ClassConditionMismatch, field, `SPEC.md "What the verifier cross-checks"`, format, args...)
 	}
@@ -210,8 +210,8 @@ func firstWord(s string) string {
 // and its only source is the dsh of the image, so beside a dsh version
 // not known to print one it is the writer's own and could turn a
 // non-conforming entry field conforming or "not checkable".
-func checkEntrySchema(rep *Report, m *bundle.Manifest, fp *rules.Fingerprint) {
-	if m.Static.Evidence[assemble.RoleSchema] == "" || (!m.Dynamic && fp == nil) {
+func checkEntrySchema(rep *Report, m *manifest.Manifest, fp *rules.Fingerprint) {
+	if m.Static.Evidence[manifest.RoleSchema] == "" || (!m.Dynamic && fp == nil) {
 		return
 	}
 	dsh := ""

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -16,12 +16,12 @@ import (
 // (DSHIO/T 21 8.1, 8.2; SPEC.md "Edition facts").
 type deviationLedger struct {
 	rep     *Report
-	m       *bundle.Manifest
+	m       *manifest.Manifest
 	byWhat  map[string][]int
 	matched map[int]bool
 }
 
-func newLedger(rep *Report, m *bundle.Manifest) *deviationLedger {
+func newLedger(rep *Report, m *manifest.Manifest) *deviationLedger {
 	l := &deviationLedger{rep: rep, m: m, byWhat: map[string][]int{}, matched: map[int]bool{}}
 	for i, d := range m.Deviations {
 		l.byWhat[d.What] = append(l.byWhat[d.What], i)
@@ -88,7 +88,7 @@ func msString(v int64) string { return (time.Duration(v) * time.Millisecond).Str
 // checkEditions holds every edition fact to the editions the bundle
 // cites (SPEC.md "Edition facts"): class 1 of SPEC.md "What the verifier
 // cross-checks".
-func checkEditions(rep *Report, m *bundle.Manifest, l *deviationLedger, fp *rules.Fingerprint, cond conditionIndex) {
+func checkEditions(rep *Report, m *manifest.Manifest, l *deviationLedger, fp *rules.Fingerprint, cond conditionIndex) {
 	ed, ok := assemble.EditionFor(m.Standards)
 	if !ok {
 		rep.addf(ClassEditionFact, "standards", "DSHIO/T 10 8.1", "cites %q; the editions this verifier knows are %q", strings.Join(m.Standards, ", "), strings.Join(assemble.Edition2026.Standards, ", "))

@@ -5,9 +5,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -44,7 +43,7 @@ type versionPattern struct {
 // T5 fields, and versions that the image's version outputs and every
 // version the stage evidence prints (pnpm, node, dsh) agree with. It
 // returns the parsed fingerprint, or nil.
-func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte) *rules.Fingerprint {
+func checkFingerprint(rep *Report, m *manifest.Manifest, files map[string][]byte) *rules.Fingerprint {
 	if !m.Dynamic && m.Fingerprint == "" {
 		return nil
 	}
@@ -60,9 +59,9 @@ func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte) 
 		bad("fingerprint", "DSHIO/T 21 6.3", "carries the model fields of a T5 run; T5 is not in force and T0–T4 are model-independent (DSHIO/T 21 4.1)")
 	}
 	observed := map[string]string{
-		assemble.RoleDSHVersion:  fp.DSH,
-		assemble.RoleNodeVersion: fp.Node,
-		assemble.RolePNPMVersion: fp.PNPM,
+		manifest.RoleDSHVersion:  fp.DSH,
+		manifest.RoleNodeVersion: fp.Node,
+		manifest.RolePNPMVersion: fp.PNPM,
 	}
 	for _, role := range slices.Sorted(maps.Keys(observed)) {
 		p := m.Environment.Evidence[role]
@@ -77,7 +76,7 @@ func checkFingerprint(rep *Report, m *bundle.Manifest, files map[string][]byte) 
 	}
 	for i, rp := range m.Repetitions {
 		for _, st := range rp.Stages {
-			for _, role := range []string{assemble.RoleStdout, assemble.RoleStderr} {
+			for _, role := range []string{manifest.RoleStdout, manifest.RoleStderr} {
 				b, ok := files[st.Evidence[role]]
 				if !ok {
 					continue

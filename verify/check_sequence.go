@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -34,7 +34,7 @@ func repetitionOf(path string) (string, bool) {
 // up to the first failure and not after it, every evidence path where
 // SPEC.md "Evidence file layout" puts it, and every listed file
 // referenced exactly once.
-func checkSequence(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[string]bool) {
+func checkSequence(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted map[string]bool) {
 	bad := func(field, clause, format string, args ...any) {
 		rep.addf(ClassSequenceShape, field, clause, format, args...)
 	}
@@ -46,15 +46,15 @@ func checkSequence(rep *Report, m *bundle.Manifest, d assemble.Derived, untruste
 		}
 	}
 	for _, role := range slices.Sorted(maps.Keys(m.Static.Evidence)) {
-		want := assemble.StaticPath(role)
-		if !slices.Contains(assemble.StaticRoles, role) {
+		want := manifest.StaticPath(role)
+		if !slices.Contains(manifest.StaticRoles, role) {
 			want = "(no such role)"
 		}
 		ref("static.evidence", role, m.Static.Evidence[role], want)
 	}
 	for _, role := range slices.Sorted(maps.Keys(m.Environment.Evidence)) {
-		want := assemble.EnvironmentPath(role)
-		if !slices.Contains(assemble.EnvironmentRoles, role) {
+		want := manifest.EnvironmentPath(role)
+		if !slices.Contains(manifest.EnvironmentRoles, role) {
 			want = "(no such role)"
 		}
 		ref("environment.evidence", role, m.Environment.Evidence[role], want)
@@ -116,9 +116,9 @@ func checkSequence(rep *Report, m *bundle.Manifest, d assemble.Derived, untruste
 				continue
 			}
 			intact = intact && !anyUntrusted(st.Evidence, untrusted) && ds != nil && st.Status == string(ds.Status)
-			roles := assemble.StageRoles(rules.Stage(st.Stage))
+			roles := manifest.StageRoles(st.Stage)
 			for _, role := range slices.Sorted(maps.Keys(st.Evidence)) {
-				want := assemble.StagePath(n, rules.Stage(st.Stage), role)
+				want := manifest.StagePath(n, st.Stage, role)
 				if !slices.Contains(roles, role) {
 					want = "(no such role)"
 				}

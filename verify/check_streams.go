@@ -3,8 +3,7 @@ package verify
 import (
 	"bytes"
 
-	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // checkStreams ties each executed stage's three streams together: merged
@@ -12,13 +11,13 @@ import (
 // stage whose streams are not tied has all three files moved from
 // trusted to untrusted, so no line rule reads them and no verdict that
 // depends on them is derived.
-func checkStreams(rep *Report, m *bundle.Manifest, trusted map[string][]byte, untrusted map[string]bool) {
+func checkStreams(rep *Report, m *manifest.Manifest, trusted map[string][]byte, untrusted map[string]bool) {
 	for i, rp := range m.Repetitions {
 		for _, st := range rp.Stages {
 			if st.ExitCode == nil {
 				continue
 			}
-			paths := []string{st.Evidence[assemble.RoleStdout], st.Evidence[assemble.RoleStderr], st.Evidence[assemble.RoleMerged]}
+			paths := []string{st.Evidence[manifest.RoleStdout], st.Evidence[manifest.RoleStderr], st.Evidence[manifest.RoleMerged]}
 			var bs [3][]byte
 			ok := true
 			for k, p := range paths {
@@ -31,7 +30,7 @@ func checkStreams(rep *Report, m *bundle.Manifest, trusted map[string][]byte, un
 				continue // a missing or changed file is reported as such
 			}
 			if at, good := Interleaves(bs[2], bs[0], bs[1]); !good {
-				rep.addf(ClassStreamMismatch, repField(i+1, st.Stage, "evidence", assemble.RoleMerged), `DESIGN.md "Output capture"`,
+				rep.addf(ClassStreamMismatch, repField(i+1, st.Stage, "evidence", manifest.RoleMerged), `DESIGN.md "Output capture"`,
 					"%s is not an interleaving of %s and %s (they part at byte %d of merged): no line rule reads this stage's output",
 					paths[2], paths[0], paths[1], at)
 				for _, p := range paths {

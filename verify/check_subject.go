@@ -7,9 +7,9 @@ import (
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest/signed"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"github.com/dshaudit/dshaudit/internal/pkgmeta"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -20,7 +20,7 @@ var npmName = lazyregexp.New(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*
 // the verifier cross-checks", class 6): one exact version, named alike by
 // the metadata, the spec and the predicate. d is the re-derivation: it
 // says whether T0 could read the metadata and whether T1 installed it.
-func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sig *signed.Result, d assemble.Derived) {
+func checkSubject(rep *Report, m *manifest.Manifest, files map[string][]byte, sig *signed.Result, d assemble.Derived) {
 	bad := func(field, clause, format string, args ...any) {
 		rep.addf(ClassSubjectMismatch, field, clause, format, args...)
 	}
@@ -48,7 +48,7 @@ func checkSubject(rep *Report, m *bundle.Manifest, files map[string][]byte, sig 
 		}
 	}
 	checkInstalledSpec(rep, m, files)
-	if p := m.Static.Evidence[assemble.RoleMetadata]; p != "" {
+	if p := m.Static.Evidence[manifest.RoleMetadata]; p != "" {
 		if b, ok := files[p]; ok {
 			name, version, err := pkgmeta.Names(b)
 			switch {
@@ -103,7 +103,7 @@ func installed(d assemble.Derived) bool {
 // satisfies for a registry one. The T1 rule reads only that the name is
 // there (SPEC.md "T1 install"); a registry subject whose profile shows a
 // tarball installed tested another package than the one named.
-func checkInstalledSpec(rep *Report, m *bundle.Manifest, files map[string][]byte) {
+func checkInstalledSpec(rep *Report, m *manifest.Manifest, files map[string][]byte) {
 	sub := m.Subject
 	local := sub.Source == "local-tarball" || sub.Source == "local-dir"
 	if !local && sub.Source != "registry" {
@@ -114,7 +114,7 @@ func checkInstalledSpec(rep *Report, m *bundle.Manifest, files map[string][]byte
 			if st.Stage != string(rules.T1) || st.ExitCode == nil {
 				continue
 			}
-			b, ok := files[st.Evidence[assemble.RoleProfilePackageJSON]]
+			b, ok := files[st.Evidence[manifest.RoleProfilePackageJSON]]
 			if !ok || len(b) == 0 {
 				continue // the T1 rule or the layout reports it
 			}
@@ -122,7 +122,7 @@ func checkInstalledSpec(rep *Report, m *bundle.Manifest, files map[string][]byte
 			if err != nil || !dep.Found {
 				continue // T1 fails: the derivation reports it
 			}
-			field := repField(i+1, st.Stage, "evidence", assemble.RoleProfilePackageJSON)
+			field := repField(i+1, st.Stage, "evidence", manifest.RoleProfilePackageJSON)
 			bad := func(format string, args ...any) {
 				rep.addf(ClassSubjectMismatch, field, "DSHIO/T 20 6.4", format, args...)
 			}

@@ -3,7 +3,7 @@ package verify
 import (
 	"time"
 
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -25,7 +25,7 @@ const KillExitCode = 137
 
 // checkTimes checks the time and process facts (SPEC.md "What the
 // verifier cross-checks", class 5).
-func checkTimes(rep *Report, m *bundle.Manifest) {
+func checkTimes(rep *Report, m *manifest.Manifest) {
 	bad := func(field, clause, format string, args ...any) {
 		rep.addf(ClassTimeInconsistent, field, clause, format, args...)
 	}
@@ -90,7 +90,7 @@ func checkTimes(rep *Report, m *bundle.Manifest) {
 
 // checkLiveness checks the T4 observation against the stage and the
 // recorded window (DESIGN.md "Liveness observation").
-func checkLiveness(bad func(field, clause, format string, args ...any), field string, m *bundle.Manifest, st bundle.Stage) {
+func checkLiveness(bad func(field, clause, format string, args ...any), field string, m *manifest.Manifest, st manifest.Stage) {
 	l := st.Liveness
 	if l.WindowMS != m.Settings.ObservationWindowMS {
 		bad(field+".liveness.window_ms", "DSHIO/T 21 5.1.6", "%d ms, settings.observation_window_ms is %d ms", l.WindowMS, m.Settings.ObservationWindowMS)
@@ -116,8 +116,8 @@ func checkLiveness(bad func(field, clause, format string, args ...any), field st
 
 // inStageOrder is the executed T1–T4 records in the standard's order, so
 // a misordered record is reported once, as a sequence finding.
-func inStageOrder(stages []bundle.Stage) []bundle.Stage {
-	var out []bundle.Stage
+func inStageOrder(stages []manifest.Stage) []manifest.Stage {
+	var out []manifest.Stage
 	for _, s := range rules.DynamicStages {
 		for _, st := range stages {
 			if st.Stage == string(s) {

@@ -5,13 +5,13 @@ import (
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest/signed"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // checkWriterFacts cross-checks everything the writer states that the
 // derivation does not recompute (SPEC.md "What the verifier
 // cross-checks"), then lists what remains unverified metadata.
-func checkWriterFacts(rep *Report, m *bundle.Manifest, files map[string][]byte, untrusted map[string]bool, sig *signed.Result, d assemble.Derived) {
+func checkWriterFacts(rep *Report, m *manifest.Manifest, files map[string][]byte, untrusted map[string]bool, sig *signed.Result, d assemble.Derived) {
 	fp := checkFingerprint(rep, m, files)
 	cond := indexConditions(rep, m)
 	l := newLedger(rep, m)
@@ -43,7 +43,7 @@ func crossChecked(name string) bool {
 // listUnverified fills rep.Unverified: the manifest fields the verifier
 // neither derives nor cross-checks (SPEC.md "Manifest fields and how each
 // is checked"). They are shown as the writer's word, never as verified.
-func listUnverified(rep *Report, m *bundle.Manifest, unmatched []int) {
+func listUnverified(rep *Report, m *manifest.Manifest, unmatched []int) {
 	u := rep.unverified
 	u("tool.name", m.Tool.Name)
 	u("tool.version", m.Tool.Version)

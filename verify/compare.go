@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -13,14 +13,14 @@ import (
 // that differs from its re-derivation (SPEC.md "Verification", step 4).
 // Results that depend on an untrusted file are not compared: the file
 // finding already says why they cannot be re-derived.
-func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[string]bool) {
+func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted map[string]bool) {
 	rep.DerivedVerdict = string(d.Overall)
 	rep.ConformingStatic = d.Static.ConformingStatic
 	rep.Unstable = d.Unstable
 	rep.Usable = d.Usable
 	rep.NotUsable = append(rep.NotUsable, d.Why...)
 	mismatch := func(field, clause, format string, args ...any) {
-		rep.add(Finding{Class: ClassVerdictMismatch, File: bundle.ManifestPath, Field: field, Clause: clause, Message: message(format, args...)})
+		rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Field: field, Clause: clause, Message: message(format, args...)})
 	}
 
 	staticTrusted := !anyUntrusted(m.Static.Evidence, untrusted)
@@ -37,7 +37,7 @@ func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[
 		if i < len(d.Repetitions) {
 			derived = d.Repetitions[i]
 		}
-		claimedByStage := map[string]bundle.Stage{}
+		claimedByStage := map[string]manifest.Stage{}
 		for _, st := range rp.Stages {
 			claimedByStage[st.Stage] = st
 		}
@@ -107,8 +107,8 @@ func compare(rep *Report, m *bundle.Manifest, d assemble.Derived, untrusted map[
 // warnings. T0 is a pure function of the evidence, so none of it is the
 // writer's to word (an unchecked warning could say "certified", DSHIO/T
 // 10 8.2).
-func compareStatic(m *bundle.Manifest, d assemble.Derived, mismatch func(field, clause, format string, args ...any)) {
-	claimed := m.Static.Report
+func compareStatic(m *manifest.Manifest, d assemble.Derived, mismatch func(field, clause, format string, args ...any)) {
+	claimed := assemble.StaticReportOf(m.Static.Report)
 	if !sameBoolPtr(claimed.ConformingStatic, d.Static.ConformingStatic) {
 		mismatch("static.report.conforming_static", "DSHIO/T 20 5.5", "claimed %s, re-derived %s", boolPtr(claimed.ConformingStatic), boolPtr(d.Static.ConformingStatic))
 	}

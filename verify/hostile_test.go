@@ -15,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // TestHostileFileMemory replaces each evidence file of the pass vector in
@@ -99,12 +100,12 @@ func TestHostileFileMemory(t *testing.T) {
 // its file list made to match, signed by signer.
 func resign(t *testing.T, rawManifest []byte, files map[string][]byte, signer *attest.Signer) []byte {
 	t.Helper()
-	m, err := bundle.DecodeManifest(rawManifest)
+	m, err := manifest.Decode(rawManifest)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Files = bundle.FileList(files)
-	mraw, err := bundle.EncodeManifest(m)
+	mraw, err := manifest.Encode(m)
 	if err != nil {
 		t.Fatal(err)
 	}

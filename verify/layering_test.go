@@ -2,6 +2,7 @@ package verify
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,6 +71,23 @@ func TestInternalHoldsLibraries(t *testing.T) {
 		path, name, _ := strings.Cut(line, " ")
 		if name == "main" {
 			t.Errorf("%s is a program (package main); programs belong in tools/", path)
+		}
+	}
+}
+
+// TestManifestImportsNothing keeps the wire format in one place that
+// depends on no other part of dshaudit: the manifest's types, codec,
+// validation, evidence roles and paths are package manifest's, and
+// assemble converts rule results to and from them.
+func TestManifestImportsNothing(t *testing.T) {
+	const self = "github.com/dshaudit/dshaudit/manifest"
+	deps := goListDeps(t, nil, "../manifest")
+	if !slices.Contains(deps, self) {
+		t.Fatalf("go list -deps ../manifest does not list %s", self)
+	}
+	for _, dep := range deps {
+		if strings.HasPrefix(dep, "github.com/dshaudit/dshaudit") && dep != self {
+			t.Errorf("manifest depends on %s", dep)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // ResultMediaType identifies the --json result object (SPEC.md
@@ -39,16 +40,16 @@ type Report struct {
 	// only when Status is "verified".
 	// Package is the manifest's subject, the same object as the run
 	// result's package; null when no manifest could be read.
-	Package     *bundle.Subject `json:"package"`
-	Standards   []string        `json:"standards,omitempty"`
-	Fingerprint string          `json:"fingerprint,omitempty"`
-	TestDate    string          `json:"test_date,omitempty"`
-	Baseline    string          `json:"baseline,omitempty"`
-	Dynamic     bool            `json:"dynamic"`
-	Deviations  []string        `json:"deviations"`
+	Package     *manifest.Subject `json:"package"`
+	Standards   []string          `json:"standards,omitempty"`
+	Fingerprint string            `json:"fingerprint,omitempty"`
+	TestDate    string            `json:"test_date,omitempty"`
+	Baseline    string            `json:"baseline,omitempty"`
+	Dynamic     bool              `json:"dynamic"`
+	Deviations  []string          `json:"deviations"`
 	// DeviationRecords are the same deviations item by item, for the
 	// claim check (SPEC.md "Claims"); --json carries them as text above.
-	DeviationRecords []bundle.Deviation `json:"-"`
+	DeviationRecords []manifest.Deviation `json:"-"`
 	// ClaimedVerdict is what the bundle says; DerivedVerdict is what the
 	// verifier re-derived from the evidence.
 	ClaimedVerdict   string `json:"claimed_verdict"`
@@ -81,7 +82,7 @@ type Report struct {
 // is then absent (its zero value).
 type Evidence struct {
 	Archive  *bundle.Archive
-	Manifest *bundle.Manifest
+	Manifest *manifest.Manifest
 	Derived  assemble.Derived
 }
 

@@ -7,23 +7,22 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
 // checkRules applies the report rules of SPEC.md "Verification", step 6.
-func checkRules(rep *Report, m *bundle.Manifest, files map[string][]byte) {
+func checkRules(rep *Report, m *manifest.Manifest, files map[string][]byte) {
 	viol := func(field, clause, format string, args ...any) {
-		rep.add(Finding{Class: ClassRuleViolation, File: bundle.ManifestPath, Field: field, Clause: clause, Message: message(format, args...)})
+		rep.add(Finding{Class: ClassRuleViolation, File: manifest.Path, Field: field, Clause: clause, Message: message(format, args...)})
 	}
 	checkForbiddenWords(rep, m)
 
 	// T0 evidence (DSHIO/T 20 12.1).
-	if !m.Static.Report.Unresolvable && m.Static.Evidence[assemble.RoleMetadata] == "" && !m.Dynamic {
+	if !m.Static.Report.Unresolvable && m.Static.Evidence[manifest.RoleMetadata] == "" && !m.Dynamic {
 		viol("static.evidence.metadata", "DSHIO/T 20 12.1", "the registry metadata is not retained")
 	}
-	if m.Static.Evidence[assemble.RoleMetadata] != "" && m.Static.PatchFetchError == "" && m.Static.Evidence[assemble.RolePatch] == "" {
+	if m.Static.Evidence[manifest.RoleMetadata] != "" && m.Static.PatchFetchError == "" && m.Static.Evidence[manifest.RolePatch] == "" {
 		viol("static.evidence.patch", "DSHIO/T 20 12.1", "the raw patch file is not retained and no fetch error explains why")
 	}
 }
@@ -31,7 +30,7 @@ func checkRules(rep *Report, m *bundle.Manifest, files map[string][]byte) {
 // writerTexts are the free texts of a manifest the writer controls and
 // the standards cover (DSHIO/T 10 8.2 forbids claiming a certified state
 // in any of them), by field name.
-func writerTexts(m *bundle.Manifest) map[string]string {
+func writerTexts(m *manifest.Manifest) map[string]string {
 	t := map[string]string{
 		"declaration":              m.Declaration,
 		"tool.name":                m.Tool.Name,
@@ -67,7 +66,7 @@ func writerTexts(m *bundle.Manifest) map[string]string {
 // every writer text except inside the package name (a plugin may be
 // called certified-…). The detector is rules.ClaimsCertified, the one the
 // claim checker uses. SPEC.md "Forbidden words".
-func checkForbiddenWords(rep *Report, m *bundle.Manifest) {
+func checkForbiddenWords(rep *Report, m *manifest.Manifest) {
 	texts := writerTexts(m)
 	for _, field := range slices.Sorted(maps.Keys(texts)) {
 		if rules.ClaimsCertified(texts[field], m.Subject.Name) {

@@ -15,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -132,7 +133,7 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		return rep, nil
 	}
 	if arc.RawManifest == nil {
-		rep.add(Finding{Class: ClassManifestInvalid, File: bundle.ManifestPath, Message: "the archive has no manifest"})
+		rep.add(Finding{Class: ClassManifestInvalid, File: manifest.Path, Message: "the archive has no manifest"})
 		return rep, nil
 	}
 	if opts.KeepEvidence {
@@ -142,17 +143,17 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	// 2. Signature, over the raw manifest bytes.
 	var sig *signed.Result
 	if arc.RawSignature == nil {
-		rep.add(Finding{Class: ClassUnsigned, File: bundle.SignaturePath, Message: "the bundle carries no signature"})
+		rep.add(Finding{Class: ClassUnsigned, File: manifest.SignaturePath, Message: "the bundle carries no signature"})
 	} else if res, err := checkSignature(opts.Policy, arc.RawSignature, arc.RawManifest); err != nil {
 		switch {
 		case errors.Is(err, signed.ErrNoSignature):
-			rep.add(Finding{Class: ClassUnsigned, File: bundle.SignaturePath, Message: err.Error()})
+			rep.add(Finding{Class: ClassUnsigned, File: manifest.SignaturePath, Message: err.Error()})
 		case errors.Is(err, signed.ErrSubjectMismatch):
 			// A valid signature over other bytes: the manifest was
 			// changed after signing.
-			rep.add(Finding{Class: ClassFileChanged, File: bundle.ManifestPath, Clause: `SPEC.md "Signature"`, Message: "changed after signing: " + err.Error()})
+			rep.add(Finding{Class: ClassFileChanged, File: manifest.Path, Clause: `SPEC.md "Signature"`, Message: "changed after signing: " + err.Error()})
 		default:
-			rep.add(Finding{Class: ClassSignatureInvalid, File: bundle.SignaturePath, Message: err.Error()})
+			rep.add(Finding{Class: ClassSignatureInvalid, File: manifest.SignaturePath, Message: err.Error()})
 		}
 	} else {
 		rep.Signer = res.Signer
@@ -160,9 +161,9 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	}
 
 	// 3. The manifest and every file against it.
-	m, err := bundle.DecodeManifest(arc.RawManifest)
+	m, err := manifest.Decode(arc.RawManifest)
 	if err != nil {
-		rep.add(Finding{Class: ClassManifestInvalid, File: bundle.ManifestPath, Message: err.Error()})
+		rep.add(Finding{Class: ClassManifestInvalid, File: manifest.Path, Message: err.Error()})
 		return rep, nil
 	}
 	if rep.Evidence != nil {
@@ -171,7 +172,7 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	describe(rep, m)
 	if sig != nil {
 		if v := assemble.PredicateVerdict(m); sig.Predicate.Verdict != v {
-			rep.add(Finding{Class: ClassVerdictMismatch, File: bundle.SignaturePath, Field: "predicate.verdict", Clause: `SPEC.md "Signature"`,
+			rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.SignaturePath, Field: "predicate.verdict", Clause: `SPEC.md "Signature"`,
 				Message: fmt.Sprintf("the signed predicate says %q, the manifest %q", sig.Predicate.Verdict, v)})
 		}
 	}
@@ -224,7 +225,7 @@ func checkSignature(policy signed.Checker, sig, manifest []byte) (*signed.Result
 // checkFiles compares the archive with the manifest's file list and
 // returns the files whose digests match, and the set of listed paths that
 // cannot be trusted (missing or changed).
-func checkFiles(rep *Report, m *bundle.Manifest, arc *bundle.Archive) (map[string][]byte, map[string]bool) {
+func checkFiles(rep *Report, m *manifest.Manifest, arc *bundle.Archive) (map[string][]byte, map[string]bool) {
 	untrusted := map[string]bool{}
 	for _, f := range bundle.CompareFiles(m, arc) {
 		c := ClassFileChanged
@@ -248,7 +249,7 @@ func checkFiles(rep *Report, m *bundle.Manifest, arc *bundle.Archive) (map[strin
 	return trusted, untrusted
 }
 
-func describe(rep *Report, m *bundle.Manifest) {
+func describe(rep *Report, m *manifest.Manifest) {
 	subject := m.Subject
 	rep.Package = &subject
 	rep.Fingerprint = m.Fingerprint
@@ -257,7 +258,7 @@ func describe(rep *Report, m *bundle.Manifest) {
 	rep.Baseline = m.Baseline
 	rep.Dynamic = m.Dynamic
 	rep.ClaimedVerdict = m.Claimed.Verdict
-	rep.DeviationRecords = append([]bundle.Deviation{}, m.Deviations...)
+	rep.DeviationRecords = append([]manifest.Deviation{}, m.Deviations...)
 	for _, d := range m.Deviations {
 		rep.Deviations = append(rep.Deviations, fmt.Sprintf("%s: %s → %s (%s)", d.What, d.Standard, d.ChangedTo, d.Why))
 	}

@@ -22,7 +22,7 @@ const (
 	// PredicateType identifies the dshaudit evidence predicate.
 	PredicateType = "https://dshaudit.dev/evidence/v1"
 	// SubjectName is the statement's one subject: the manifest's path in
-	// the evidence archive (equal to bundle.ManifestPath).
+	// the evidence archive (equal to manifest.Path).
 	SubjectName = "manifest.json"
 	// DigestAlgorithm is the subject digest algorithm.
 	DigestAlgorithm = "sha256"

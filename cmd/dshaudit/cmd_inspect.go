@@ -12,6 +12,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // inspectOptions are the flags of `dshaudit inspect`.
@@ -89,14 +90,14 @@ func runInspect(o *inspectOptions, s *streams) error {
 	case o.Stage != "":
 		return inspectStage(o, arc, s)
 	}
-	m, err := bundle.DecodeManifest(arc.RawManifest)
+	m, err := manifest.Decode(arc.RawManifest)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrUsage, bundle.ManifestPath, err)
+		return fmt.Errorf("%w: %s: %w", ErrUsage, manifest.Path, err)
 	}
 	fmt.Fprintf(s.Out, "%s (unverified: use dshaudit verify)\n", termtext.Escape(o.Bundle))
-	fmt.Fprintf(s.Out, "%-10d %s\n", len(arc.RawManifest), bundle.ManifestPath)
+	fmt.Fprintf(s.Out, "%-10d %s\n", len(arc.RawManifest), manifest.Path)
 	if arc.RawSignature != nil {
-		fmt.Fprintf(s.Out, "%-10d %s\n", len(arc.RawSignature), bundle.SignaturePath)
+		fmt.Fprintf(s.Out, "%-10d %s\n", len(arc.RawSignature), manifest.SignaturePath)
 	}
 	for _, fl := range m.Files {
 		fmt.Fprintf(s.Out, "%-10d %s  sha256:%s\n", fl.Size, termtext.Field(fl.Path, s.Text.MaxText), termtext.Field(fl.SHA256, s.Text.MaxText))
@@ -110,9 +111,9 @@ func inspectStage(o *inspectOptions, arc *bundle.Archive, s *streams) error {
 	if !ok || err != nil {
 		return fmt.Errorf("%w: --stage %q: want REPETITION/STAGE, e.g. 1/T3", ErrUsage, o.Stage)
 	}
-	m, err := bundle.DecodeManifest(arc.RawManifest)
+	m, err := manifest.Decode(arc.RawManifest)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrUsage, bundle.ManifestPath, err)
+		return fmt.Errorf("%w: %s: %w", ErrUsage, manifest.Path, err)
 	}
 	for _, rp := range m.Repetitions {
 		if rp.Index != rep {

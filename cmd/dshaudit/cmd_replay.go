@@ -14,6 +14,7 @@ import (
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/replay"
 	"github.com/dshaudit/dshaudit/replay/compare"
 	"github.com/dshaudit/dshaudit/runner"
@@ -93,7 +94,7 @@ Exit codes:
 	f.StringVar(&o.ImageFrom, "image-from", "engine", "engine, registry, oci-layout:DIR or oci-archive:FILE")
 	f.BoolVar(&o.InsecureLoop, "insecure-loopback-registry", false, "with --image-from registry: allow plain HTTP to a loopback registry")
 	f.StringVar(&o.PackageFile, "package-file", "", "the tarball or directory of a local subject")
-	f.StringVar(&o.Out, "out", "", "new bundle (default <original>.replay"+runner.BundleSuffix+")")
+	f.StringVar(&o.Out, "out", "", "new bundle (default <original>.replay"+manifest.BundleSuffix+")")
 	f.BoolVar(&o.UnverifiedUnsafe, "unverified-unsafe", false, "replay an original that does not verify (said in the output and the new bundle)")
 	o.sandboxFlags.register(f)
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+ReplayMediaType+")")
@@ -139,7 +140,7 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	}
 	out := o.Out
 	if out == "" {
-		out = strings.TrimSuffix(o.Bundle, runner.BundleSuffix) + ".replay" + runner.BundleSuffix
+		out = strings.TrimSuffix(o.Bundle, manifest.BundleSuffix) + ".replay" + manifest.BundleSuffix
 	}
 	if err := checkOutDir(out); err != nil {
 		return err
@@ -158,7 +159,7 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	res, err := replay.Run(ctx, *r, replay.Options{
 		Original: o.Bundle, Policy: pol, UnverifiedUnsafe: o.UnverifiedUnsafe, ImageSource: src,
 		PackageFile: o.PackageFile, Out: out, Signer: signer, CACert: o.caCert(),
-		Tool: bundle.Tool{Name: "dshaudit", Version: version},
+		Tool: manifest.Tool{Name: "dshaudit", Version: version},
 	})
 	switch {
 	case ctx.Err() != nil:

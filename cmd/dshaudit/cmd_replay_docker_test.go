@@ -11,7 +11,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
-	"github.com/dshaudit/dshaudit/runner"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // dockerForTest returns the docker engine (scripts/test.sh starts a daemon
@@ -66,7 +66,7 @@ func TestDockerRunAndReplayFromArchive(t *testing.T) {
 	removeDockerImage()
 	t.Cleanup(removeDockerImage)
 
-	orig := filepath.Join(dir, "pass"+runner.BundleSuffix)
+	orig := filepath.Join(dir, "pass"+manifest.BundleSuffix)
 	code, runOut, errs := timedCLI(t, "run --engine docker", "run", pass, "--engine", "docker", "--image", img, "--image-archive", archive,
 		"--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
 	if code != ExitOK {
@@ -81,7 +81,7 @@ func TestDockerRunAndReplayFromArchive(t *testing.T) {
 	if out, err := exec.Command("docker", "image", "inspect", loaded.ID).CombinedOutput(); err == nil {
 		t.Fatalf("docker still has %s:\n%s", loaded.ID, out)
 	}
-	out := filepath.Join(dir, "pass.replay"+runner.BundleSuffix)
+	out := filepath.Join(dir, "pass.replay"+manifest.BundleSuffix)
 	code, stdout, errs := timedCLI(t, "replay --engine docker --image-from oci-archive", "replay", orig, "--engine", "docker", "--pub", pub, "--key", key,
 		"--package-file", pass, "--out", out, "--image-from", "oci-archive:"+archive)
 	if code != ExitOK || !strings.Contains(stdout, "\nRESULT: REPRODUCED\n") {

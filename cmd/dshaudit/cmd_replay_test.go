@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
+	"github.com/dshaudit/dshaudit/manifest"
 	"io"
 	"io/fs"
 	"log"
@@ -33,7 +34,6 @@ import (
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/replay"
 	"github.com/dshaudit/dshaudit/replay/compare"
-	"github.com/dshaudit/dshaudit/runner"
 )
 
 // replayJSON is the --json object of `dshaudit replay`.
@@ -76,7 +76,7 @@ func assertAbsent(t *testing.T, path string) {
 func TestReplayUsageErrors(t *testing.T) {
 	key, pub := runTestKey(t)
 	dir := t.TempDir()
-	b := filepath.Join(dir, "b"+runner.BundleSuffix)
+	b := filepath.Join(dir, "b"+manifest.BundleSuffix)
 	if err := os.WriteFile(b, []byte("not a bundle"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestReplayUsageErrors(t *testing.T) {
 		{"bad image source", []string{"replay", b, "--pub", pub, "--key", key, "--image-from", "tarball:x"}, "--image-from"},
 		{"archive without path", []string{"replay", b, "--pub", pub, "--key", key, "--image-from", "oci-archive"}, "--image-from"},
 		{"out dir missing", []string{"replay", b, "--pub", pub, "--key", key, "--out", "/nonexistent/dir/r.tar.zst"}, "not writable"},
-		{"unreadable bundle", []string{"replay", b, "--pub", pub, "--key", key, "--out", filepath.Join(dir, "r"+runner.BundleSuffix)}, "original bundle unreadable"},
+		{"unreadable bundle", []string{"replay", b, "--pub", pub, "--key", key, "--out", filepath.Join(dir, "r"+manifest.BundleSuffix)}, "original bundle unreadable"},
 		{"two bundles", []string{"replay", b, b, "--pub", pub, "--key", key}, "arg"},
 	} {
 		code, out, errs := runRunCLI(t, tc.args...)
@@ -99,7 +99,7 @@ func TestReplayUsageErrors(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit %d mentioning %q", tc.name, code, errs, out, ExitUsage, tc.want)
 		}
 	}
-	assertAbsent(t, filepath.Join(dir, "r"+runner.BundleSuffix))
+	assertAbsent(t, filepath.Join(dir, "r"+manifest.BundleSuffix))
 }
 
 // TestReplayCLIDifferent: the unstable fixture's postinstall asks a
@@ -128,14 +128,14 @@ func TestReplayCLIDifferent(t *testing.T) {
 	pkg := e2etest.CounterFixture(t, "../../testdata/plugins/unstable", ln.Addr().String())
 
 	dir := t.TempDir()
-	orig := filepath.Join(dir, "unstable"+runner.BundleSuffix)
+	orig := filepath.Join(dir, "unstable"+manifest.BundleSuffix)
 	code, _, errs := timedCLI(t, "original", "run", pkg, "--image", img, "--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
 	if code != ExitOK || asked.Load() != 1 {
 		t.Fatalf("original: exit %d, counter asked %d times; want %d (pass), once\n%s", code, asked.Load(), ExitOK, errs)
 	}
 
 	answer.Store("fail")
-	out := filepath.Join(dir, "unstable.replay"+runner.BundleSuffix)
+	out := filepath.Join(dir, "unstable.replay"+manifest.BundleSuffix)
 	code, stdout, errs := timedCLI(t, "replay", "replay", orig, "--pub", pub, "--key", key, "--package-file", pkg, "--out", out, "--json")
 	if code != ExitFindings {
 		t.Fatalf("replay: exit %d, want %d (DIFFERENT)\nstdout %s\nstderr %s", code, ExitFindings, stdout, errs)
@@ -272,7 +272,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 	published := repo + ":" + tag + "@" + pinned.Digest.String()
 
 	// The original.
-	orig := filepath.Join(dir, "pass"+runner.BundleSuffix)
+	orig := filepath.Join(dir, "pass"+manifest.BundleSuffix)
 	code, _, errs := timedCLI(t, "original", "run", pass, "--image", published, "--pull", "--insecure-loopback-registry",
 		"--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
 	if code != ExitOK {
@@ -292,7 +292,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 		t.Fatalf("the test store has %s:\n%s", img, out)
 	}
 
-	out := filepath.Join(dir, "pass.replay"+runner.BundleSuffix)
+	out := filepath.Join(dir, "pass.replay"+manifest.BundleSuffix)
 	for _, tc := range []struct{ from, why string }{
 		{"registry", engine.ErrRegistryUnreachable.Error()},
 		{"engine", engine.ErrImageNotFound.Error()},
@@ -337,7 +337,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out3 := filepath.Join(dir, "other.replay"+runner.BundleSuffix)
+	out3 := filepath.Join(dir, "other.replay"+manifest.BundleSuffix)
 	code, stdout, errs = timedCLI(t, "replay with another package", "replay", orig, "--pub", pub, "--key", key,
 		"--package-file", other, "--out", out3, "--image-from", "engine")
 	if code != ExitFindings || !strings.Contains(errs, replay.ErrSubjectMismatch.Error()) {
@@ -351,11 +351,11 @@ func TestReplayCLIYearOld(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := editEvidenceByte(t, raw, "repetitions/1/T1/stdout")
-	edited := filepath.Join(dir, "edited"+runner.BundleSuffix)
+	edited := filepath.Join(dir, "edited"+manifest.BundleSuffix)
 	if err := os.WriteFile(edited, bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out2 := filepath.Join(dir, "edited.replay"+runner.BundleSuffix)
+	out2 := filepath.Join(dir, "edited.replay"+manifest.BundleSuffix)
 	code, stdout, errs = timedCLI(t, "replay of an edited original", "replay", edited, "--pub", pub, "--key", key,
 		"--package-file", pass, "--out", out2, "--image-from", "oci-archive:"+archive)
 	if code != ExitFindings || !strings.Contains(errs, "does not verify") || !strings.Contains(errs, "nothing was run") {

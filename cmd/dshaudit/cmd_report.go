@@ -13,6 +13,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/report"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -114,7 +115,7 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 			return fmt.Errorf("%w: with many bundles, -o names the directory to write", ErrUsage)
 		}
 		if len(paths) == 0 {
-			return fmt.Errorf("%w: no *%s file under %s", ErrUsage, verify.BundleSuffix, strings.Join(o.Bundles, ", "))
+			return fmt.Errorf("%w: no *%s file under %s", ErrUsage, manifest.BundleSuffix, strings.Join(o.Bundles, ", "))
 		}
 		return runReportSite(cmd, o, s, paths, opts)
 	}
@@ -225,7 +226,7 @@ func runReportSite(cmd *cobra.Command, o *reportOptions, s *streams, paths []str
 // pageName is a bundle's page file name: its base name without the
 // bundle suffix, made unique among the names already used.
 func pageName(path string, used map[string]bool) string {
-	base := strings.TrimSuffix(filepath.Base(path), verify.BundleSuffix)
+	base := strings.TrimSuffix(filepath.Base(path), manifest.BundleSuffix)
 	base = strings.Map(func(r rune) rune {
 		if r == '/' || r == '\\' || r < ' ' {
 			return '_'

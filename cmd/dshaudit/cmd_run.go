@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dshaudit/dshaudit/attest"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/runner"
 )
@@ -110,7 +110,7 @@ Exit codes:
 	f := c.Flags()
 	f.StringVar(&o.Image, "image", "", "sandbox image NAME[:TAG]@sha256:DIGEST (required; a tag alone is refused)")
 	f.StringVar(&o.Key, "key", "", "private signing key (PKCS #8 PEM, see dshaudit key generate) (required)")
-	f.StringVar(&o.Out, "out", "", "bundle file (default <name>-<version>"+runner.BundleSuffix+" in the current directory)")
+	f.StringVar(&o.Out, "out", "", "bundle file (default <name>-<version>"+manifest.BundleSuffix+" in the current directory)")
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+runner.SummaryMediaType+") instead of the text summary")
 	o.registerConditionFlags(f)
 	o.sandboxFlags.register(f)
@@ -215,7 +215,7 @@ func runRun(ctx context.Context, o *runOptions, s *streams) error {
 		T1WorkspaceRoot: o.T1WorkspaceRoot, T4NoOpen: o.T4NoOpen, Window: o.Window,
 		Timeouts: runner.Timeouts{T1: o.TimeoutT1, T2: o.TimeoutT2, T3: o.TimeoutT3, T4: o.TimeoutT4},
 		CACert:   o.caCert(),
-		Tool:     bundle.Tool{Name: "dshaudit", Version: version},
+		Tool:     manifest.Tool{Name: "dshaudit", Version: version},
 	})
 	if err != nil {
 		return classifyRunErr(ctx, err, s)

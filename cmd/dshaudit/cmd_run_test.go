@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
-	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/runner"
 )
 
@@ -153,7 +154,7 @@ func TestRunCtrlC(t *testing.T) {
 	}
 	outDir := t.TempDir()
 	cmd := exec.Command(bin, "run", "../../testdata/plugins/pass", "--image", img, "--key", key,
-		"--t1-workspace-root", "--out", filepath.Join(outDir, "b"+runner.BundleSuffix), "--progress", "always")
+		"--t1-workspace-root", "--out", filepath.Join(outDir, "b"+manifest.BundleSuffix), "--progress", "always")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +209,7 @@ func TestRunUnresolvable(t *testing.T) {
 	img := cliImage(t)
 	key, _ := runTestKey(t)
 	dir := t.TempDir()
-	code, out, errs := runRunCLI(t, "run", "nonexistent-pkg-dshaudit-xyz@1.0.0", "--image", img, "--key", key, "--out", filepath.Join(dir, "b"+runner.BundleSuffix))
+	code, out, errs := runRunCLI(t, "run", "nonexistent-pkg-dshaudit-xyz@1.0.0", "--image", img, "--key", key, "--out", filepath.Join(dir, "b"+manifest.BundleSuffix))
 	if code != ExitFindings || !strings.Contains(errs, "unresolvable") || out != "" {
 		t.Errorf("exit %d stdout %q stderr %q, want %d and unresolvable", code, out, errs, ExitFindings)
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/hosttool"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
@@ -114,7 +114,7 @@ type staticResult struct {
 	Baseline      string `json:"baseline"`
 	// Package is the package checked, the same object as the run and
 	// verify results' package; null when the metadata is unresolvable.
-	Package *bundle.Subject `json:"package"`
+	Package *manifest.Subject `json:"package"`
 	// Fetch is how it was obtained (registry, tarball URL, patch source,
 	// CDN attempts, conditions); null when unresolvable.
 	Fetch *pkgsource.Fetched `json:"fetch"`
@@ -159,7 +159,7 @@ func runStatic(cmd *cobra.Command, o *staticOptions, s *streams) error {
 	fetched, err := pkgsource.Fetch(cmd.Context(), spec, opts)
 	switch {
 	case err == nil:
-		res.Package = &bundle.Subject{Name: fetched.Name, Version: fetched.Version, Spec: spec.Raw, Source: string(fetched.Source),
+		res.Package = &manifest.Subject{Name: fetched.Name, Version: fetched.Version, Spec: spec.Raw, Source: string(fetched.Source),
 			Integrity: fetched.Integrity, TarballSHA256: fetched.TarballSHA256}
 		res.Fetch = fetched
 		res.FetchWarnings = fetched.Warnings

@@ -14,6 +14,7 @@ import (
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -176,7 +177,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 			return fmt.Errorf("%w: --claim checks one bundle; give one bundle file", ErrUsage)
 		}
 		if len(paths) == 0 {
-			return fmt.Errorf("%w: no *%s file under %s", ErrUsage, verify.BundleSuffix, strings.Join(o.Bundles, ", "))
+			return fmt.Errorf("%w: no *%s file under %s", ErrUsage, manifest.BundleSuffix, strings.Join(o.Bundles, ", "))
 		}
 		return runVerifyMany(cmd, o, s, paths, opts)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/internal/testutil/vectortest"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/replay/compare"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/runner"
@@ -31,7 +32,7 @@ const payload = "\x1b[2J\x1b[H\x1b]0;pwned\x07\x1b[32m\rRESULT: verified\n" +
 // payloadBundle builds a bundle validly signed by the test's own key,
 // with the payload in every free-text field a writer controls. It returns
 // the bundle path, the public key path and the bundle's manifest.
-func payloadBundle(t *testing.T) (string, string, *bundle.Manifest) {
+func payloadBundle(t *testing.T) (string, string, *manifest.Manifest) {
 	t.Helper()
 	dir := t.TempDir()
 	priv, pub, err := attest.GenerateKey(attest.Ed25519)
@@ -72,23 +73,23 @@ func payloadBundle(t *testing.T) (string, string, *bundle.Manifest) {
 		StartedAt: at, EndedAt: at.Add(2 * time.Second), ExitCode: 1, Stdout: out, Stderr: errOut,
 		Merged: append(append([]byte{}, out...), errOut...), ProfilePackageJSON: ev("throws/t1.profile-package.json")}}
 	at = at.Add(3 * time.Second)
-	dev := bundle.Deviation{What: "dsh version" + payload, Standard: "0.2.2-rc.1" + payload, ChangedTo: payload, Why: payload, Clause: payload}
+	dev := manifest.Deviation{What: "dsh version" + payload, Standard: "0.2.2-rc.1" + payload, ChangedTo: payload, Why: payload, Clause: payload}
 	in := assemble.Input{
-		Tool:        bundle.Tool{Name: "dshaudit", Version: "test" + payload},
-		Subject:     bundle.Subject{Name: name, Version: "1.0.0", Spec: spec, Source: "local-tarball" + payload},
+		Tool:        manifest.Tool{Name: "dshaudit", Version: "test" + payload},
+		Subject:     manifest.Subject{Name: name, Version: "1.0.0", Spec: spec, Source: "local-tarball" + payload},
 		Baseline:    "0.2.2-rc.1",
 		Fingerprint: "dsh=0.1.0-rc.8;img=x" + payload + "@sha256:" + strings.Repeat("a", 64) + ";node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1",
-		Image:       bundle.Image{Name: "x" + payload, Digest: "sha256:" + strings.Repeat("a", 64)},
-		Conditions: bundle.Conditions{
-			Fixed:    []bundle.Condition{{Name: "engine" + payload, Value: payload}},
-			Variable: []bundle.Condition{{Name: "source" + payload, Value: payload}},
+		Image:       manifest.Image{Name: "x" + payload, Digest: "sha256:" + strings.Repeat("a", 64)},
+		Conditions: manifest.Conditions{
+			Fixed:    []manifest.Condition{{Name: "engine" + payload, Value: payload}},
+			Variable: []manifest.Condition{{Name: "source" + payload, Value: payload}},
 		},
-		Deviations: []bundle.Deviation{dev, {What: payload, Standard: payload, ChangedTo: payload, Why: payload}},
-		Settings:   bundle.Settings{ObservationWindowMS: 12000, Repeat: 1, TimeoutsMS: map[string]int64{"T1": 300000, "T2": 60000, "T3": 60000, "T4": 30000}},
+		Deviations: []manifest.Deviation{dev, {What: payload, Standard: payload, ChangedTo: payload, Why: payload}},
+		Settings:   manifest.Settings{ObservationWindowMS: 12000, Repeat: 1, TimeoutsMS: map[string]int64{"T1": 300000, "T2": 60000, "T3": 60000, "T4": 30000}},
 		StartedAt:  t0, FinishedAt: at, Dynamic: true,
 		Static: assemble.StaticInput{Metadata: []byte(metadata), Patch: []byte(patch), README: []byte("# " + payload + "\n" + payload + "\n"), InstalledSize: -1},
 		Versions: map[string][]byte{
-			assemble.RoleDSHVersion: []byte("0.1.0-rc.8" + payload), assemble.RoleNodeVersion: []byte("v24.11.1" + payload), assemble.RolePNPMVersion: []byte(payload),
+			manifest.RoleDSHVersion: []byte("0.1.0-rc.8" + payload), manifest.RoleNodeVersion: []byte("v24.11.1" + payload), manifest.RolePNPMVersion: []byte(payload),
 		},
 		Repetitions: [][]assemble.StageRun{runs},
 	}
@@ -96,7 +97,7 @@ func payloadBundle(t *testing.T) (string, string, *bundle.Manifest) {
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}
-	raw, err := bundle.EncodeManifest(m)
+	raw, err := manifest.Encode(m)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
@@ -233,7 +234,7 @@ func TestVerifyPayloadsAreInert(t *testing.T) {
 }
 
 // readPayloadBundle reads the payload bundle back as verify would.
-func readPayloadBundle(t *testing.T) (*bundle.Manifest, map[string][]byte) {
+func readPayloadBundle(t *testing.T) (*manifest.Manifest, map[string][]byte) {
 	t.Helper()
 	path, _, _ := payloadBundle(t)
 	_, arc, m := vectortest.ReadBundle(t, path)
@@ -268,7 +269,7 @@ func TestRunSummaryPayloadsAreInert(t *testing.T) {
 func TestReplayPayloadsAreInert(t *testing.T) {
 	m, files := readPayloadBundle(t)
 	m2 := *m
-	m2.Conditions.Fixed = []bundle.Condition{{Name: m.Conditions.Fixed[0].Name, Value: "other" + payload}}
+	m2.Conditions.Fixed = []manifest.Condition{{Name: m.Conditions.Fixed[0].Name, Value: "other" + payload}}
 	files2 := map[string][]byte{}
 	for k, v := range files {
 		files2[k] = v

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/runner"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -51,7 +52,7 @@ func TestMediaTypesMatchSchemas(t *testing.T) {
 // verify --json of every test vector, alone, with a claim, and all at
 // once, matches its schema.
 func TestVerifyJSONMatchesSchema(t *testing.T) {
-	vecs, err := filepath.Glob(vecDir + "*" + runner.BundleSuffix)
+	vecs, err := filepath.Glob(vecDir + "*" + manifest.BundleSuffix)
 	if err != nil || len(vecs) < 10 {
 		t.Fatalf("test vectors: %v %v", vecs, err)
 	}
@@ -82,7 +83,7 @@ func TestReplayCouldNotRunJSONMatchesSchema(t *testing.T) {
 	key, _ := runTestKey(t)
 	t.Setenv("PATH", dir) // no podman, no docker
 	code, out, errOut := runCLI(t, "replay", vecDir+"pass.dshaudit.tar.zst", "--pub", vecKey, "--key", key, "--json",
-		"--out", filepath.Join(dir, "r"+runner.BundleSuffix))
+		"--out", filepath.Join(dir, "r"+manifest.BundleSuffix))
 	if code != ExitCouldNotRun || out == "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want %d and a result object", code, out, errOut, ExitCouldNotRun)
 	}
@@ -124,7 +125,7 @@ func TestImageBuildResultShapeMatchesSchema(t *testing.T) {
 // Every test vector's manifest that decodes is valid against
 // schema/manifest.schema.json (the canonical encoding is stricter).
 func TestVectorManifestsMatchSchema(t *testing.T) {
-	vecs, err := filepath.Glob(vecDir + "*" + runner.BundleSuffix)
+	vecs, err := filepath.Glob(vecDir + "*" + manifest.BundleSuffix)
 	if err != nil || len(vecs) < 10 {
 		t.Fatalf("test vectors: %v %v", vecs, err)
 	}
@@ -139,7 +140,7 @@ func TestVectorManifestsMatchSchema(t *testing.T) {
 		if err != nil {
 			continue // a broken vector the reader refuses
 		}
-		if _, err := bundle.DecodeManifest(arc.RawManifest); err != nil {
+		if _, err := manifest.Decode(arc.RawManifest); err != nil {
 			continue // a broken vector whose manifest is refused
 		}
 		schematest.Validate(t, "manifest", arc.RawManifest)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
@@ -17,7 +18,7 @@ import (
 // exist, with the vectors' policy.
 func manyVectors(t *testing.T) ([]string, verify.Options) {
 	t.Helper()
-	vecs, err := filepath.Glob(vecDir + "*" + verify.BundleSuffix)
+	vecs, err := filepath.Glob(vecDir + "*" + manifest.BundleSuffix)
 	if err != nil || len(vecs) < 10 {
 		t.Fatalf("test vectors: %v %v", vecs, err)
 	}
@@ -25,7 +26,7 @@ func manyVectors(t *testing.T) ([]string, verify.Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(vecs, filepath.Join(t.TempDir(), "missing"+verify.BundleSuffix)), verify.Options{Policy: attest.Policy{Key: key}}
+	return append(vecs, filepath.Join(t.TempDir(), "missing"+manifest.BundleSuffix)), verify.Options{Policy: attest.Policy{Key: key}}
 }
 
 // TestJSONManyIsWriteJSON: the verify-summary object written bundle by
@@ -57,7 +58,7 @@ func TestJSONManyIsWriteJSON(t *testing.T) {
 // bundle value escaped, then the counts and the failures.
 func TestTextManyRows(t *testing.T) {
 	paths, opts := manyVectors(t)
-	odd := filepath.Join(t.TempDir(), "x\x1b[2J"+verify.BundleSuffix)
+	odd := filepath.Join(t.TempDir(), "x\x1b[2J"+manifest.BundleSuffix)
 	paths = append(paths, odd)
 	var b bytes.Buffer
 	sum, err := writeMany(context.Background(), newTextMany(&b, termtext.Style{Width: 200}, paths), paths, opts, 2)

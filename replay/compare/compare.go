@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // Outcome is the overall replay result. Its JSON values are
@@ -36,7 +36,7 @@ const (
 
 // Side is one bundle's content as the comparison needs it.
 type Side struct {
-	Manifest *bundle.Manifest
+	Manifest *manifest.Manifest
 	Files    map[string][]byte
 }
 
@@ -126,19 +126,19 @@ func Compare(old, new Side) Comparison {
 	return c
 }
 
-func stageOf(r bundle.Repetition, stage string) (bundle.Stage, bool) {
+func stageOf(r manifest.Repetition, stage string) (manifest.Stage, bool) {
 	for _, s := range r.Stages {
 		if s.Stage == stage {
 			return s, true
 		}
 	}
-	return bundle.Stage{}, false
+	return manifest.Stage{}, false
 }
 
 // compareStage compares what must reproduce: status, verdict, exit code,
 // timeout, first_error, the liveness outcome, and every evidence file
 // after normalisation. Durations and times are not compared.
-func compareStage(o, n bundle.Stage, of, nf map[string][]byte, diff []string, rep int) ([]string, []string) {
+func compareStage(o, n manifest.Stage, of, nf map[string][]byte, diff []string, rep int) ([]string, []string) {
 	var d []string
 	cmp := func(what, a, b string) {
 		if a != b {
@@ -207,9 +207,9 @@ func lineDiff(title string, a, b []byte) string {
 	return out.String()
 }
 
-func changedConditions(o, n *bundle.Manifest) []string {
+func changedConditions(o, n *manifest.Manifest) []string {
 	out := []string{}
-	idx := func(cs []bundle.Condition) map[string]string {
+	idx := func(cs []manifest.Condition) map[string]string {
 		m := map[string]string{}
 		for _, c := range cs {
 			m[c.Name] = c.Value

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 func side(t *testing.T, name string) Side {
@@ -20,7 +21,7 @@ func side(t *testing.T, name string) Side {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := bundle.DecodeManifest(a.RawManifest)
+	m, err := manifest.Decode(a.RawManifest)
 	if err != nil {
 		t.Fatal(err)
 	}

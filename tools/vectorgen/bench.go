@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/manifest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -39,7 +40,7 @@ type benchCase struct {
 	// cross-checks", class 6).
 	hostileMetadata bool
 	// hostileManifest also grows the manifest to just within
-	// bundle.MaxManifestSize with empty warnings on one clause, the
+	// manifest.MaxSize with empty warnings on one clause, the
 	// costliest JSON per byte the manifest's fields admit, and signs it:
 	// the verifier decodes it before any re-derivation.
 	hostileManifest bool
@@ -172,7 +173,7 @@ func hostileDump(limit int) []byte {
 }
 
 // growManifest returns c with its manifest grown to just within
-// bundle.MaxManifestSize by empty warnings on the first clause of the
+// manifest.MaxSize by empty warnings on the first clause of the
 // static report, signed again.
 func (g *gen) growManifest(c *contents) (*contents, error) {
 	m := *c.m
@@ -183,12 +184,12 @@ func (g *gen) growManifest(c *contents) (*contents, error) {
 	cl := &m.Static.Report.Clauses[0]
 	base := len(c.raw)
 	cl.Warnings = append(slices.Clone(cl.Warnings), make([]string, 1000)...)
-	raw, err := bundle.EncodeManifest(&m)
+	raw, err := manifest.Encode(&m)
 	if err != nil {
 		return nil, err
 	}
 	per := (len(raw) - base) / 1000
-	cl.Warnings = append(cl.Warnings, make([]string, (bundle.MaxManifestSize-len(raw)-4096)/per)...)
+	cl.Warnings = append(cl.Warnings, make([]string, (manifest.MaxSize-len(raw)-4096)/per)...)
 	return g.sign(&m, c.files, g.signer)
 }
 
@@ -202,7 +203,7 @@ func (g *gen) replaceDeclaration(c *contents, decl []byte) (*contents, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := lc.m.Static.Evidence[assemble.RoleEntryDeclaration]
+	p := lc.m.Static.Evidence[manifest.RoleEntryDeclaration]
 	if p == "" {
 		return nil, fmt.Errorf("no entry declaration recorded")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // rawEntry is one tar entry of a hand-made (possibly hostile) archive.
@@ -62,9 +63,9 @@ func rawArchive(entries []rawEntry) ([]byte, error) {
 
 // entriesOf lays c out in bundle order: manifest, signature, files sorted.
 func entriesOf(c *contents) []rawEntry {
-	out := []rawEntry{{name: bundle.ManifestPath, data: c.raw}}
+	out := []rawEntry{{name: manifest.Path, data: c.raw}}
 	if c.sig != nil {
-		out = append(out, rawEntry{name: bundle.SignaturePath, data: c.sig})
+		out = append(out, rawEntry{name: manifest.SignaturePath, data: c.sig})
 	}
 	paths := make([]string, 0, len(c.files))
 	for p := range c.files {
@@ -130,7 +131,7 @@ func (g *gen) broken() error {
 		}},
 		{"swapped_verdict", "claimed verdicts changed from pass to boot_failed, re-signed with the right key", "verdict-mismatch", []string{"verdict-mismatch"}, "pass", func() ([]byte, error) {
 			m := *g.pass.m
-			m.Repetitions = append([]bundle.Repetition(nil), m.Repetitions...)
+			m.Repetitions = append([]manifest.Repetition(nil), m.Repetitions...)
 			for i := range m.Repetitions {
 				m.Repetitions[i].Verdict = "boot_failed"
 			}
@@ -143,7 +144,7 @@ func (g *gen) broken() error {
 		}},
 		{"manifest_names_missing_file", "the manifest lists a file the archive lacks, re-signed with the right key", "tampered", []string{"file-missing"}, "pass", func() ([]byte, error) {
 			m := *g.pass.m
-			m.Files = append(append([]bundle.File(nil), m.Files...), bundle.File{Path: "repetitions/1/T4/core", SHA256: hexSHA256([]byte("core")), Size: 4})
+			m.Files = append(append([]manifest.File(nil), m.Files...), manifest.File{Path: "repetitions/1/T4/core", SHA256: hexSHA256([]byte("core")), Size: 4})
 			sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 			c, err := g.sign(&m, g.pass.files, g.signer)
 			if err != nil {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
-	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -42,7 +42,7 @@ func lies() []lie {
 				c.fixed(assemble.CondWindow).Value = "12.5s"
 				c.m.Settings.TimeoutsMS["T4"] = 42500
 				c.fixed(assemble.CondTimeout(rules.T4)).Value = "42.5s"
-				c.m.Deviations = append(c.m.Deviations, bundle.Deviation{What: assemble.DeviationTimeout(rules.T4), Standard: "42s", ChangedTo: "42.5s", Why: "follows the window"})
+				c.m.Deviations = append(c.m.Deviations, manifest.Deviation{What: assemble.DeviationTimeout(rules.T4), Standard: "42s", ChangedTo: "42.5s", Why: "follows the window"})
 				for r := 1; r <= 2; r++ {
 					st := c.stage(r, rules.T4)
 					st.Liveness.WindowMS, st.Liveness.AliveMS = 12500, 12500
@@ -98,7 +98,7 @@ func lies() []lie {
 		{name: "deviation_without_difference", class: verify.ClassEditionFact, field: "deviations[3]", verdict: "pass", honest: true,
 			desc: "a window deviation 12s → 15s while every record says 12 s",
 			edit: func(c *lieCtx) {
-				c.m.Deviations = append(c.m.Deviations, bundle.Deviation{What: assemble.DeviationObservationWindow, Standard: "12s", ChangedTo: "15s", Why: "stated"})
+				c.m.Deviations = append(c.m.Deviations, manifest.Deviation{What: assemble.DeviationObservationWindow, Standard: "12s", ChangedTo: "15s", Why: "stated"})
 			}},
 		{name: "usable_claimed", class: V, field: "claimed.usable_for_certification", verdict: "pass",
 			desc: "usable_for_certification: true although three deviations are recorded",
@@ -161,14 +161,14 @@ func lies() []lie {
 			desc: "the patch entry says group: \"yes\" (EntryOptions allows boolean or null); a permissive static/entry-schema.json, which takes precedence, makes clause 5.1.6 conforming, though dsh 0.1.0-rc.8 prints no entry schema",
 			edit: func(c *lieCtx) {
 				c.badEntryGroup()
-				p := assemble.StaticPath(assemble.RoleSchema)
+				p := manifest.StaticPath(manifest.RoleSchema)
 				c.files[p] = []byte(`{"properties": {}}`)
-				c.m.Static.Evidence[assemble.RoleSchema] = p
+				c.m.Static.Evidence[manifest.RoleSchema] = p
 			}},
 		{name: "duplicate_fixed_condition", class: verify.ClassConditionMismatch, field: "conditions.fixed[21]", verdict: "pass", honest: true,
 			desc: "the memory limit condition recorded twice with two values",
 			edit: func(c *lieCtx) {
-				c.m.Conditions.Fixed = append(c.m.Conditions.Fixed, bundle.Condition{Name: assemble.CondMemory, Value: "2g"})
+				c.m.Conditions.Fixed = append(c.m.Conditions.Fixed, manifest.Condition{Name: assemble.CondMemory, Value: "2g"})
 			}},
 		{name: "argv_one_argument", class: verify.ClassConditionMismatch, field: "repetitions[1].T4.argv", verdict: "pass", honest: true,
 			desc: "T4 ran as dsh with the one argument \"--profile web --no-open\", which joined with spaces reads as the deviated command",
@@ -182,10 +182,10 @@ func lies() []lie {
 			edit: func(c *lieCtx) {
 				ref := "registry.example/dsh-sandbox:official@sha256:" + strings.Repeat("a", 64)
 				c.m.Conditions.Fixed = append(c.m.Conditions.Fixed,
-					bundle.Condition{Name: assemble.CondDSHVersion, Value: "0.2.2-rc.1"},
-					bundle.Condition{Name: assemble.CondImage, Value: ref},
-					bundle.Condition{Name: assemble.CondMemory, Value: "768m"})
-				c.m.Image = bundle.Image{Name: "registry.example/dsh-sandbox:official", Digest: "sha256:" + strings.Repeat("a", 64)}
+					manifest.Condition{Name: assemble.CondDSHVersion, Value: "0.2.2-rc.1"},
+					manifest.Condition{Name: assemble.CondImage, Value: ref},
+					manifest.Condition{Name: assemble.CondMemory, Value: "768m"})
+				c.m.Image = manifest.Image{Name: "registry.example/dsh-sandbox:official", Digest: "sha256:" + strings.Repeat("a", 64)}
 				c.m.Settings.ObservationWindowMS = 1000
 				c.m.Settings.TimeoutsMS = map[string]int64{"T1": 1}
 			}},
@@ -193,12 +193,12 @@ func lies() []lie {
 			desc: "a static-only bundle carries a fingerprint and the version outputs behind it, which its declaration then prints",
 			edit: func(c *lieCtx) {
 				c.m.Fingerprint = "dsh=0.2.2-rc.1;img=" + imageName + "@" + imageDigest + ";node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1"
-				c.m.Image = bundle.Image{Name: imageName, Digest: imageDigest}
+				c.m.Image = manifest.Image{Name: imageName, Digest: imageDigest}
 				if c.m.Environment.Evidence == nil {
 					c.m.Environment.Evidence = map[string]string{}
 				}
-				for role, out := range map[string]string{assemble.RoleDSHVersion: "0.2.2-rc.1\n", assemble.RoleNodeVersion: "v24.11.1\n", assemble.RolePNPMVersion: "9.15.9\n"} {
-					p := assemble.EnvironmentPath(role)
+				for role, out := range map[string]string{manifest.RoleDSHVersion: "0.2.2-rc.1\n", manifest.RoleNodeVersion: "v24.11.1\n", manifest.RolePNPMVersion: "9.15.9\n"} {
+					p := manifest.EnvironmentPath(role)
 					c.files[p] = []byte(out)
 					c.m.Environment.Evidence[role] = p
 				}
@@ -206,7 +206,7 @@ func lies() []lie {
 		{name: "static_only_deviation", class: verify.ClassConditionMismatch, field: "deviations[0]", verdict: "", base: "static_only", honest: true,
 			desc: "a static-only bundle records a T4 command deviation although no T4 ran",
 			edit: func(c *lieCtx) {
-				c.m.Deviations = append(c.m.Deviations, bundle.Deviation{What: assemble.DeviationCommand(rules.T4), Standard: "dsh --profile web", ChangedTo: "dsh --profile web --no-open", Why: "stated"})
+				c.m.Deviations = append(c.m.Deviations, manifest.Deviation{What: assemble.DeviationCommand(rules.T4), Standard: "dsh --profile web", ChangedTo: "dsh --profile web --no-open", Why: "stated"})
 			}},
 
 		// 3. Sequence shape.
@@ -219,7 +219,7 @@ func lies() []lie {
 				st.StartedAt, st.EndedAt, st.DurationMS, st.ExitCode = "2026-11-20T10:00:14Z", "2026-11-20T10:00:15Z", 1000, intp(0)
 				st.Evidence = map[string]string{}
 				for _, role := range []string{"stdout", "stderr", "merged"} {
-					p := assemble.StagePath(1, rules.T2, role)
+					p := manifest.StagePath(1, string(rules.T2), role)
 					c.files[p] = []byte{}
 					st.Evidence[role] = p
 				}
@@ -231,13 +231,13 @@ func lies() []lie {
 				for _, p := range st.Evidence {
 					c.removeFile(p)
 				}
-				*st = bundle.Stage{Stage: "T3", Status: "not_executed"}
+				*st = manifest.Stage{Stage: "T3", Status: "not_executed"}
 			}},
 		{name: "duplicate_stage", class: verify.ClassSequenceShape, field: "repetitions[1].stages", verdict: "pass",
 			desc: "repetition 1 records T2 twice",
 			edit: func(c *lieCtx) {
 				r := &c.m.Repetitions[0]
-				r.Stages = append(r.Stages[:2], append([]bundle.Stage{r.Stages[1]}, r.Stages[2:]...)...)
+				r.Stages = append(r.Stages[:2], append([]manifest.Stage{r.Stages[1]}, r.Stages[2:]...)...)
 			}},
 		{name: "stages_out_of_order", class: verify.ClassSequenceShape, field: "repetitions[1].T4", verdict: "pass",
 			desc: "repetition 1 records T4 before T3",
@@ -253,7 +253,7 @@ func lies() []lie {
 			edit: func(c *lieCtx) {
 				c.m.Settings.Repeat = 3
 				c.fixed(assemble.CondRepeat).Value = "3"
-				c.m.Deviations = append(c.m.Deviations, bundle.Deviation{What: assemble.DeviationRepeatCount, Standard: "2", ChangedTo: "3", Why: "stated"})
+				c.m.Deviations = append(c.m.Deviations, manifest.Deviation{What: assemble.DeviationRepeatCount, Standard: "2", ChangedTo: "3", Why: "stated"})
 			}},
 		{name: "evidence_path_off_layout", class: verify.ClassSequenceShape, field: "repetitions[1].T1.evidence.stdout", verdict: "pass",
 			desc: "repetition 1's T1 stdout stored as repetitions/1/T1/out",
@@ -278,12 +278,12 @@ func lies() []lie {
 			desc: "repetition 1 records a T5 stage",
 			edit: func(c *lieCtx) {
 				r := &c.m.Repetitions[0]
-				r.Stages = append(r.Stages, bundle.Stage{Stage: "T5", Status: "passed"})
+				r.Stages = append(r.Stages, manifest.Stage{Stage: "T5", Status: "passed"})
 			}},
 		{name: "liveness_on_t2", class: verify.ClassSequenceShape, field: "repetitions[1].T2.liveness", verdict: "pass",
 			desc: "repetition 1's T2 carries a liveness observation",
 			edit: func(c *lieCtx) {
-				c.stage(1, rules.T2).Liveness = &bundle.Liveness{WindowMS: 12000, AliveMS: 3000}
+				c.stage(1, rules.T2).Liveness = &manifest.Liveness{WindowMS: 12000, AliveMS: 3000}
 			}},
 
 		// 4. Streams.
@@ -484,7 +484,7 @@ func lies() []lie {
 			desc: "the plugin renamed exactly certified, and a variable condition says DSHIO certified build: the name exempts the word only where a package name stands",
 			edit: func(c *lieCtx) {
 				c.renamePackage("certified-hello-dsh-plugin", "certified")
-				c.m.Conditions.Variable = append(c.m.Conditions.Variable, bundle.Condition{Name: "note", Value: "DSHIO certified build"})
+				c.m.Conditions.Variable = append(c.m.Conditions.Variable, manifest.Condition{Name: "note", Value: "DSHIO certified build"})
 			}},
 		{name: "certified_zero_width_condition", class: verify.ClassForbiddenWord, field: "conditions.variable[1]", verdict: "pass",
 			desc: "a variable condition hides a zero-width space inside cer\u200btified",
@@ -505,14 +505,14 @@ func lies() []lie {
 			desc: "the patch entry says group: \"yes\" (EntryOptions allows boolean or null) and the entry declaration is left out, so clause 5.1.6 is not checkable and a declaration of conformity is issued",
 			edit: func(c *lieCtx) {
 				c.badEntryGroup()
-				c.removeFile(c.m.Static.Evidence[assemble.RoleEntryDeclaration])
-				delete(c.m.Static.Evidence, assemble.RoleEntryDeclaration)
+				c.removeFile(c.m.Static.Evidence[manifest.RoleEntryDeclaration])
+				delete(c.m.Static.Evidence, manifest.RoleEntryDeclaration)
 			}},
 		{name: "entry_declaration_unreadable", class: verify.ClassEvidenceMissing, field: "static.evidence.entry_declaration", verdict: "pass", honest: true,
 			desc: "the patch entry says group: \"yes\" and the recorded entry declaration has no EntryOptions interface, so clause 5.1.6 is not checkable",
 			edit: func(c *lieCtx) {
 				c.badEntryGroup()
-				c.files[c.m.Static.Evidence[assemble.RoleEntryDeclaration]] = []byte("export interface Options {\n    group?: any;\n}\n")
+				c.files[c.m.Static.Evidence[manifest.RoleEntryDeclaration]] = []byte("export interface Options {\n    group?: any;\n}\n")
 			}},
 		{name: "profile_package_json_missing", class: verify.ClassEvidenceMissing, field: "repetitions[2].T1.evidence.profile_package_json", verdict: "",
 			desc: "repetition 2's T1 has no profile package.json",

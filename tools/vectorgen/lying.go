@@ -9,6 +9,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
@@ -38,11 +39,11 @@ type lie struct {
 
 // lieCtx is the bundle being edited.
 type lieCtx struct {
-	m     *bundle.Manifest
+	m     *manifest.Manifest
 	files map[string][]byte
 }
 
-func (c *lieCtx) stage(rep int, st rules.Stage) *bundle.Stage {
+func (c *lieCtx) stage(rep int, st rules.Stage) *manifest.Stage {
 	for i := range c.m.Repetitions[rep-1].Stages {
 		if c.m.Repetitions[rep-1].Stages[i].Stage == string(st) {
 			return &c.m.Repetitions[rep-1].Stages[i]
@@ -51,7 +52,7 @@ func (c *lieCtx) stage(rep int, st rules.Stage) *bundle.Stage {
 	panic(fmt.Sprintf("no %s in repetition %d", st, rep))
 }
 
-func (c *lieCtx) fixed(name string) *bundle.Condition {
+func (c *lieCtx) fixed(name string) *manifest.Condition {
 	for i := range c.m.Conditions.Fixed {
 		if c.m.Conditions.Fixed[i].Name == name {
 			return &c.m.Conditions.Fixed[i]
@@ -126,11 +127,11 @@ func (c *lieCtx) renamePackage(old, new string) {
 	for p, b := range c.files {
 		c.files[p] = bytes.ReplaceAll(b, []byte(old), []byte(new))
 	}
-	raw, err := bundle.EncodeManifest(c.m)
+	raw, err := manifest.Encode(c.m)
 	if err != nil {
 		panic(err)
 	}
-	m, err := bundle.DecodeManifest(bytes.ReplaceAll(raw, []byte(old), []byte(new)))
+	m, err := manifest.Decode(bytes.ReplaceAll(raw, []byte(old), []byte(new)))
 	if err != nil {
 		panic(err)
 	}
@@ -141,12 +142,12 @@ func (c *lieCtx) renamePackage(old, new string) {
 // EntryOptions declaration (group?: boolean | null) makes clause 5.1.6
 // non-conforming.
 func (c *lieCtx) badEntryGroup() {
-	c.replaceIn(c.m.Static.Evidence[assemble.RolePatch], "\n      name: \"hello-dsh-plugin\"\n", "\n      name: \"hello-dsh-plugin\"\n      group: \"yes\"\n")
+	c.replaceIn(c.m.Static.Evidence[manifest.RolePatch], "\n      name: \"hello-dsh-plugin\"\n", "\n      name: \"hello-dsh-plugin\"\n      group: \"yes\"\n")
 }
 
 // lieBase deep-copies a valid vector's contents.
 func lieBase(c *contents) (*lieCtx, error) {
-	m, err := bundle.DecodeManifest(c.raw)
+	m, err := manifest.Decode(c.raw)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +160,7 @@ func lieBase(c *contents) (*lieCtx, error) {
 
 // reclaim fills every claimed field from the derivation, as
 // assemble.Build does: the writer derived honestly from what it recorded.
-func reclaim(m *bundle.Manifest, files map[string][]byte) {
+func reclaim(m *manifest.Manifest, files map[string][]byte) {
 	d, _ := assemble.Derive(m, files, rules.DefaultLimits())
 	for i := range m.Repetitions {
 		if i >= len(d.Repetitions) {
@@ -176,8 +177,8 @@ func reclaim(m *bundle.Manifest, files map[string][]byte) {
 			st.Status, st.Verdict, st.FirstError = string(sr.Status), string(sr.Verdict), sr.FirstError
 		}
 	}
-	m.Static.Report = d.Static
-	m.Claimed = bundle.Claimed{Verdict: string(d.Overall), ConformingStatic: d.Static.ConformingStatic, Unstable: d.Unstable, Deviated: d.Deviated, UsableForCertification: d.Usable}
+	m.Static.Report = assemble.WireStaticReport(d.Static)
+	m.Claimed = manifest.Claimed{Verdict: string(d.Overall), ConformingStatic: d.Static.ConformingStatic, Unstable: d.Unstable, Deviated: d.Deviated, UsableForCertification: d.Usable}
 	m.Declaration = assemble.Declaration(m)
 }
 
@@ -201,7 +202,7 @@ func (g *gen) lying() error {
 			reclaim(c.m, c.files)
 		}
 		c.m.Files = bundle.FileList(c.files)
-		raw, err := bundle.EncodeManifest(c.m)
+		raw, err := manifest.Encode(c.m)
 		if err != nil {
 			return fmt.Errorf("%s: %w", l.name, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -43,7 +44,7 @@ type gen struct {
 
 // contents is a bundle before it is archived.
 type contents struct {
-	m     *bundle.Manifest
+	m     *manifest.Manifest
 	raw   []byte // canonical manifest
 	sig   []byte
 	files map[string][]byte
@@ -181,7 +182,7 @@ func (g *gen) build(reps []capture, edit func(rep int, runs []assemble.StageRun)
 	in.Settings.Repeat = len(reps)
 	for _, c := range reps {
 		if c.withW {
-			in.Deviations = append(in.Deviations, bundle.Deviation{
+			in.Deviations = append(in.Deviations, manifest.Deviation{
 				What: assemble.DeviationCommand(rules.T1), Standard: strings.Join(assemble.StandardArgv(rules.T1, in.Subject.Spec), " "),
 				ChangedTo: strings.Join(c.argv(rules.T1, sub), " "), Clause: "DSHIO/T 21 5.1.8",
 				Why: "dsh 0.1.0-rc.8 always fails without -w (ERR_PNPM_ADDING_TO_ROOT)",
@@ -198,41 +199,41 @@ func (g *gen) buildStaticOnly(c capture) (*contents, error) {
 		return nil, err
 	}
 	in := g.input(c, pkg, patch, sub)
-	in.Fingerprint, in.Image, in.Versions = "", bundle.Image{}, nil
+	in.Fingerprint, in.Image, in.Versions = "", manifest.Image{}, nil
 	in.Conditions.Fixed = nil
 	in.Deviations = nil
-	in.Settings = bundle.Settings{} // no sandbox: no window, no stage limits, no repetition
+	in.Settings = manifest.Settings{} // no sandbox: no window, no stage limits, no repetition
 	in.FinishedAt = start.Add(2 * time.Second)
 	return g.finish(in, g.signer)
 }
 
 func (g *gen) input(c capture, pkg, patch []byte, sub rules.Subject) assemble.Input {
 	return assemble.Input{
-		Tool:        bundle.Tool{Name: "dshaudit", Version: "vectorgen"},
-		Subject:     bundle.Subject{Name: sub.Name, Version: sub.Version, Spec: c.spec(sub), Source: "local-tarball"},
+		Tool:        manifest.Tool{Name: "dshaudit", Version: "vectorgen"},
+		Subject:     manifest.Subject{Name: sub.Name, Version: sub.Version, Spec: c.spec(sub), Source: "local-tarball"},
 		Baseline:    "0.2.2-rc.1",
 		Fingerprint: fmt.Sprintf("dsh=0.1.0-rc.8;img=%s@%s;node=24.11.1;pnpm=9.15.9;mem=768m;cpu=1", imageName, imageDigest),
-		Image:       bundle.Image{Name: imageName, Digest: imageDigest},
-		Conditions: bundle.Conditions{
+		Image:       manifest.Image{Name: imageName, Digest: imageDigest},
+		Conditions: manifest.Conditions{
 			Fixed: assemble.FixedConditions(c.facts(sub)),
-			Variable: []bundle.Condition{
+			Variable: []manifest.Condition{
 				// The old path of this program, kept so that the signed
 				// manifests of the vectors keep their bytes.
 				{Name: "source", Value: "testdata/dsh-evidence capture, converted by internal/vectorgen"},
 				{Name: "container engine", Value: "podman 4.3.1 --runtime runc"},
 			},
 		},
-		Deviations: []bundle.Deviation{
+		Deviations: []manifest.Deviation{
 			{What: assemble.DeviationDSHVersion, Standard: "0.2.2-rc.1", ChangedTo: "0.1.0-rc.8", Clause: "DSHIO/T 21 5.1.1",
 				Why: "0.2.2-rc.1 is not published in the reachable registry; 0.1.0-rc.8 is the newest that installs and boots"},
 			{What: assemble.DeviationCommand(rules.T4), Standard: "dsh --profile web", ChangedTo: "dsh --profile web --no-open", Clause: "DSHIO/T 21 5.1.8",
 				Why: "without --no-open dsh tries to open a browser"},
 		},
-		Settings:  bundle.Settings{ObservationWindowMS: assemble.Edition2026.WindowMS, TimeoutsMS: editionTimeouts()},
+		Settings:  manifest.Settings{ObservationWindowMS: assemble.Edition2026.WindowMS, TimeoutsMS: editionTimeouts()},
 		StartedAt: start,
 		Static:    assemble.StaticInput{Metadata: pkg, Patch: patch, EntryDeclaration: g.entryDeclaration, InstalledSize: -1},
 		Versions: map[string][]byte{
-			assemble.RoleDSHVersion: []byte("0.1.0-rc.8\n"), assemble.RoleNodeVersion: []byte("v24.11.1\n"), assemble.RolePNPMVersion: []byte("9.15.9\n"),
+			manifest.RoleDSHVersion: []byte("0.1.0-rc.8\n"), manifest.RoleNodeVersion: []byte("v24.11.1\n"), manifest.RolePNPMVersion: []byte("9.15.9\n"),
 		},
 	}
 }
@@ -288,8 +289,8 @@ func (g *gen) finish(in assemble.Input, signer *attest.Signer) (*contents, error
 	return g.sign(m, files, signer)
 }
 
-func (g *gen) sign(m *bundle.Manifest, files map[string][]byte, signer *attest.Signer) (*contents, error) {
-	raw, err := bundle.EncodeManifest(m)
+func (g *gen) sign(m *manifest.Manifest, files map[string][]byte, signer *attest.Signer) (*contents, error) {
+	raw, err := manifest.Encode(m)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // Vector is one entry of testdata/vectors/vectors.json.
@@ -57,7 +58,7 @@ func Index(t testing.TB, dir string) ([]Vector, string) {
 // ReadBundle reads the bundle file at path with the default reader
 // limits and decodes its manifest, failing the test on any error. It
 // returns the file's bytes too, for a test that also verifies them.
-func ReadBundle(t testing.TB, path string) ([]byte, *bundle.Archive, *bundle.Manifest) {
+func ReadBundle(t testing.TB, path string) ([]byte, *bundle.Archive, *manifest.Manifest) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -67,7 +68,7 @@ func ReadBundle(t testing.TB, path string) ([]byte, *bundle.Archive, *bundle.Man
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	m, err := bundle.DecodeManifest(arc.RawManifest)
+	m, err := manifest.Decode(arc.RawManifest)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

@@ -1,4 +1,4 @@
-package bundle
+package manifest
 
 import (
 	"errors"
@@ -41,12 +41,12 @@ func TestValidPath(t *testing.T) {
 }
 
 func TestEvidencePathReserved(t *testing.T) {
-	for _, p := range []string{ManifestPath, SignaturePath} {
-		if err := checkEvidencePath(p, 64); !errors.Is(err, ErrReservedPath) {
-			t.Errorf("checkEvidencePath(%q) = %v, want ErrReservedPath", p, err)
+	for _, p := range []string{Path, SignaturePath} {
+		if err := CheckEvidencePath(p, 64); !errors.Is(err, ErrReservedPath) {
+			t.Errorf("CheckEvidencePath(%q) = %v, want ErrReservedPath", p, err)
 		}
 	}
-	if err := checkEvidencePath("r1/"+ManifestPath, 64); err != nil {
+	if err := CheckEvidencePath("r1/"+Path, 64); err != nil {
 		t.Errorf("nested manifest.json refused: %v", err)
 	}
 }
@@ -64,10 +64,10 @@ func TestPathSet(t *testing.T) {
 		{[]string{"a-b", "a/b", "a.b"}, nil},
 	}
 	for _, c := range cases {
-		s := newPathSet()
+		s := NewPathSet()
 		var err error
 		for _, p := range c.paths {
-			if err = s.add(p); err != nil {
+			if err = s.Add(p); err != nil {
 				break
 			}
 		}

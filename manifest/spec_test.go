@@ -1,4 +1,4 @@
-package bundle
+package manifest
 
 import (
 	"bytes"
@@ -7,12 +7,10 @@ import (
 	"io"
 	"strings"
 	"testing"
-
-	"github.com/dshaudit/dshaudit/rules/static"
 )
 
 // This file checks that SPEC.md "Canonical manifest encoding" and
-// "Manifest fields" describe the bytes EncodeManifest writes: an encoder
+// "Manifest fields" describe the bytes Encode writes: an encoder
 // written from the SPEC's rules alone (layout, escaping table, numbers)
 // must reproduce them, and every object's members must come in the
 // order of the SPEC's tables.
@@ -228,8 +226,8 @@ func fullManifest(t *testing.T) *Manifest {
 	m.Static.PatchFetchError = "none"
 	m.Static.Report.Reason = "r"
 	m.Static.Report.Warnings = []string{"w"}
-	m.Static.Report.Clauses = append(m.Static.Report.Clauses, static.ClauseResult{
-		Clause: "5.5.1", Title: "t", Status: static.HumanJudgement, Severity: static.Critical,
+	m.Static.Report.Clauses = append(m.Static.Report.Clauses, ClauseResult{
+		Clause: "5.5.1", Title: "t", Status: "human judgement required", Severity: "critical",
 		Observed: "o", Message: "m", Questions: []string{"q"}, Material: []string{"x"}, Warnings: []string{"w"},
 	})
 	m.Settings.TimeoutsMS["version"] = 9223372036854775807
@@ -240,7 +238,7 @@ func fullManifest(t *testing.T) *Manifest {
 }
 
 func TestSpecDescribesCanonicalEncoding(t *testing.T) {
-	raw, err := EncodeManifest(fullManifest(t))
+	raw, err := Encode(fullManifest(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +249,7 @@ func TestSpecDescribesCanonicalEncoding(t *testing.T) {
 		t.Fatalf("more than one value: %v", err)
 	}
 	if got := specEncode(tree, 0) + "\n"; got != string(raw) {
-		t.Errorf("the SPEC's encoding rules do not reproduce EncodeManifest: %s", firstDifference([]byte(got), raw))
+		t.Errorf("the SPEC's encoding rules do not reproduce Encode: %s", firstDifference([]byte(got), raw))
 	}
 	checkOrder(t, tree, "manifest", "manifest")
 	for _, want := range []string{"declaration", "patch_fetch_error", "reason", "questions", "started_at", "first_error", "liveness", "integrity"} {

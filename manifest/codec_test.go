@@ -1,4 +1,4 @@
-package bundle
+package manifest
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestEncodeManifestGolden(t *testing.T) {
-	raw, err := EncodeManifest(sampleManifest(sampleFiles(t)))
+	raw, err := Encode(sampleManifest(sampleFiles(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,16 +42,16 @@ func TestEncodeManifestForm(t *testing.T) {
 	before := append([]File(nil), m.Files...)
 	m.Deviations = nil
 	m.Conditions.Fixed = nil
-	raw, err := EncodeManifest(m)
+	raw, err := Encode(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(m.Files, before) {
-		t.Error("EncodeManifest reordered the caller's Files")
+		t.Error("Encode reordered the caller's Files")
 	}
 	s := string(raw)
 	for _, want := range []string{
-		"{\n  \"media_type\": \"" + ManifestMediaType + "\",\n",
+		"{\n  \"media_type\": \"" + MediaType + "\",\n",
 		`"fixed": [],`, `"deviations": [],`,
 		`"value": "ci-1 <&>"`, // no HTML escaping
 	} {
@@ -62,7 +62,7 @@ func TestEncodeManifestForm(t *testing.T) {
 	if !strings.HasSuffix(s, "}\n") || strings.HasSuffix(s, "\n\n") {
 		t.Error("encoding does not end with exactly one newline")
 	}
-	back, err := DecodeManifest(raw)
+	back, err := Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,44 +75,44 @@ func TestEncodeManifestForm(t *testing.T) {
 
 func TestManifestRoundTrip(t *testing.T) {
 	m := sampleManifest(sampleFiles(t))
-	raw, err := EncodeManifest(m)
+	raw, err := Encode(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := DecodeManifest(raw)
+	back, err := Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := canonical(m); !reflect.DeepEqual(&c, back) {
 		t.Errorf("round trip changed the manifest:\n got %+v\nwant %+v", back, c)
 	}
-	again, err := EncodeManifest(back)
+	again, err := Encode(back)
 	if err != nil || !bytes.Equal(again, raw) {
 		t.Errorf("re-encoding differs (err %v)", err)
 	}
 	// newManifest alone is a valid (empty) manifest.
-	if _, err := EncodeManifest(newManifest()); err != nil {
+	if _, err := Encode(newManifest()); err != nil {
 		t.Errorf("empty manifest: %v", err)
 	}
 }
 
 func TestEncodeManifestRefuses(t *testing.T) {
-	if _, err := EncodeManifest(nil); !errors.Is(err, ErrManifestInvalid) {
+	if _, err := Encode(nil); !errors.Is(err, ErrInvalid) {
 		t.Errorf("nil: %v", err)
 	}
 	m := sampleManifest(sampleFiles(t))
 	m.MediaType = ""
-	if _, err := EncodeManifest(m); !errors.Is(err, ErrManifestMediaType) {
+	if _, err := Encode(m); !errors.Is(err, ErrMediaType) {
 		t.Errorf("empty media type: %v", err)
 	}
 	m = sampleManifest(sampleFiles(t))
 	m.SchemaVersion = 2
-	if _, err := EncodeManifest(m); !errors.Is(err, ErrManifestSchema) {
+	if _, err := Encode(m); !errors.Is(err, ErrSchema) {
 		t.Errorf("schema 2: %v", err)
 	}
 	m = sampleManifest(sampleFiles(t))
 	m.Files = append(m.Files, m.Files[0])
-	if _, err := EncodeManifest(m); !errors.Is(err, ErrDuplicate) {
+	if _, err := Encode(m); !errors.Is(err, ErrDuplicate) {
 		t.Errorf("duplicate file: %v", err)
 	}
 }
@@ -121,7 +121,7 @@ func TestEncodeManifestRefuses(t *testing.T) {
 // re-encodes it canonically-looking (same indent), for crafting inputs.
 func edit(t *testing.T, f func(map[string]any)) []byte {
 	t.Helper()
-	raw, err := EncodeManifest(sampleManifest(sampleFiles(t)))
+	raw, err := Encode(sampleManifest(sampleFiles(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func edit(t *testing.T, f func(map[string]any)) []byte {
 }
 
 func TestDecodeManifestRefuses(t *testing.T) {
-	good, err := EncodeManifest(sampleManifest(sampleFiles(t)))
+	good, err := Encode(sampleManifest(sampleFiles(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,51 +151,51 @@ func TestDecodeManifestRefuses(t *testing.T) {
 		raw  []byte
 		want error
 	}{
-		{"too large", append(bytes.Repeat([]byte(" "), MaxManifestSize), good...), ErrManifestTooLarge},
-		{"not json", []byte("nope"), ErrManifestInvalid},
-		{"array", []byte("[]\n"), ErrManifestInvalid},
-		{"no media type", edit(t, func(v map[string]any) { delete(v, "media_type") }), ErrManifestMediaType},
-		{"other media type", edit(t, func(v map[string]any) { v["media_type"] = "application/json" }), ErrManifestMediaType},
-		{"no schema", edit(t, func(v map[string]any) { delete(v, "schema_version") }), ErrManifestSchema},
-		{"schema 2", edit(t, func(v map[string]any) { v["schema_version"] = 2 }), ErrManifestSchema},
-		{"schema string", edit(t, func(v map[string]any) { v["schema_version"] = "1" }), ErrManifestSchema},
-		{"unknown field", edit(t, func(v map[string]any) { v["extra"] = true }), ErrManifestInvalid},
-		{"unknown nested field", edit(t, func(v map[string]any) { v["tool"].(map[string]any)["x"] = 1 }), ErrManifestInvalid},
-		{"two values", append(append([]byte{}, good...), good...), ErrManifestInvalid},
-		{"trailing garbage", append(append([]byte{}, good...), 'x'), ErrManifestInvalid},
-		{"compact", compact(t, good), ErrManifestNotCanonical},
-		{"no trailing newline", good[:len(good)-1], ErrManifestNotCanonical},
-		{"crlf", bytes.ReplaceAll(good, []byte("\n"), []byte("\r\n")), ErrManifestNotCanonical},
-		{"html escaped", bytes.Replace(good, []byte("<&>"), []byte(`\u003c\u0026\u003e`), 1), ErrManifestNotCanonical},
-		{"key case", bytes.Replace(good, []byte(`"baseline"`), []byte(`"Baseline"`), 1), ErrManifestNotCanonical},
-		{"null list", edit(t, func(v map[string]any) { v["deviations"] = nil }), ErrManifestNotCanonical},
-		{"empty argv", bytes.Replace(good, []byte(`"status": "passed",`), []byte(`"status": "passed", "argv": [],`), 1), ErrManifestNotCanonical},
+		{"too large", append(bytes.Repeat([]byte(" "), MaxSize), good...), ErrTooLarge},
+		{"not json", []byte("nope"), ErrInvalid},
+		{"array", []byte("[]\n"), ErrInvalid},
+		{"no media type", edit(t, func(v map[string]any) { delete(v, "media_type") }), ErrMediaType},
+		{"other media type", edit(t, func(v map[string]any) { v["media_type"] = "application/json" }), ErrMediaType},
+		{"no schema", edit(t, func(v map[string]any) { delete(v, "schema_version") }), ErrSchema},
+		{"schema 2", edit(t, func(v map[string]any) { v["schema_version"] = 2 }), ErrSchema},
+		{"schema string", edit(t, func(v map[string]any) { v["schema_version"] = "1" }), ErrSchema},
+		{"unknown field", edit(t, func(v map[string]any) { v["extra"] = true }), ErrInvalid},
+		{"unknown nested field", edit(t, func(v map[string]any) { v["tool"].(map[string]any)["x"] = 1 }), ErrInvalid},
+		{"two values", append(append([]byte{}, good...), good...), ErrInvalid},
+		{"trailing garbage", append(append([]byte{}, good...), 'x'), ErrInvalid},
+		{"compact", compact(t, good), ErrNotCanonical},
+		{"no trailing newline", good[:len(good)-1], ErrNotCanonical},
+		{"crlf", bytes.ReplaceAll(good, []byte("\n"), []byte("\r\n")), ErrNotCanonical},
+		{"html escaped", bytes.Replace(good, []byte("<&>"), []byte(`\u003c\u0026\u003e`), 1), ErrNotCanonical},
+		{"key case", bytes.Replace(good, []byte(`"baseline"`), []byte(`"Baseline"`), 1), ErrNotCanonical},
+		{"null list", edit(t, func(v map[string]any) { v["deviations"] = nil }), ErrNotCanonical},
+		{"empty argv", bytes.Replace(good, []byte(`"status": "passed",`), []byte(`"status": "passed", "argv": [],`), 1), ErrNotCanonical},
 		{"unsorted files", edit(t, func(v map[string]any) {
 			f := files(v)
 			f[0], f[1] = f[1], f[0]
-		}), ErrManifestInvalid},
-		{"bad sha", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["sha256"] = strings.Repeat("A", 64) }), ErrManifestInvalid},
-		{"short sha", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["sha256"] = "abc" }), ErrManifestInvalid},
-		{"negative size", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["size"] = -1 }), ErrManifestInvalid},
+		}), ErrInvalid},
+		{"bad sha", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["sha256"] = strings.Repeat("A", 64) }), ErrInvalid},
+		{"short sha", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["sha256"] = "abc" }), ErrInvalid},
+		{"negative size", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["size"] = -1 }), ErrInvalid},
 		{"escaping path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = "../x" }), ErrPathEscape},
 		{"absolute path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = "/etc/passwd" }), ErrPathEscape},
-		{"reserved path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = ManifestPath }), ErrReservedPath},
+		{"reserved path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = Path }), ErrReservedPath},
 		{"duplicate path", edit(t, func(v map[string]any) {
 			files(v)[1].(map[string]any)["path"] = files(v)[0].(map[string]any)["path"]
 		}), ErrDuplicate},
 		{"static evidence unlisted", edit(t, func(v map[string]any) {
 			v["static"].(map[string]any)["evidence"].(map[string]any)["patch"] = "static/nope.yaml"
-		}), ErrManifestInvalid},
+		}), ErrInvalid},
 		{"stage evidence unlisted", edit(t, func(v map[string]any) {
 			st := v["repetitions"].([]any)[0].(map[string]any)["stages"].([]any)[3].(map[string]any)
 			st["evidence"].(map[string]any)["stdout"] = "r1/t4/nope"
-		}), ErrManifestInvalid},
+		}), ErrInvalid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := DecodeManifest(c.raw)
+			m, err := Decode(c.raw)
 			if !errors.Is(err, c.want) {
-				t.Fatalf("DecodeManifest = %v, want %v", err, c.want)
+				t.Fatalf("Decode = %v, want %v", err, c.want)
 			}
 			if decodeCanonical(c.raw) != nil {
 				t.Error("the fast path accepts what the strict decoder refuses")
@@ -214,11 +214,11 @@ func TestDecodeManifestRefuses(t *testing.T) {
 // map the encoding always writes is refused: [] and {} are the one byte
 // form of "none" (SPEC.md "Canonical manifest encoding").
 func TestDecodeManifestRefusesNull(t *testing.T) {
-	empty, err := EncodeManifest(newManifest())
+	empty, err := Encode(newManifest())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DecodeManifest(empty); err != nil {
+	if _, err := Decode(empty); err != nil {
 		t.Fatalf("empty manifest: %v", err)
 	}
 	for _, c := range []struct{ from, to string }{
@@ -235,8 +235,8 @@ func TestDecodeManifestRefusesNull(t *testing.T) {
 		if bytes.Equal(raw, empty) {
 			t.Fatalf("%s not in the empty manifest:\n%s", c.from, empty)
 		}
-		if _, err := DecodeManifest(raw); !errors.Is(err, ErrManifestNotCanonical) {
-			t.Errorf("%s: DecodeManifest = %v, want %v", c.to, err, ErrManifestNotCanonical)
+		if _, err := Decode(raw); !errors.Is(err, ErrNotCanonical) {
+			t.Errorf("%s: Decode = %v, want %v", c.to, err, ErrNotCanonical)
 		}
 		if decodeCanonical(raw) != nil {
 			t.Errorf("%s: the fast path accepts it", c.to)
@@ -253,8 +253,8 @@ func TestDecodeManifestReportsAll(t *testing.T) {
 		f[1].(map[string]any)["size"] = -5
 		v["static"].(map[string]any)["evidence"].(map[string]any)["readme"] = "nope"
 	})
-	_, err := DecodeManifest(raw)
-	if !errors.Is(err, ErrManifestInvalid) {
+	_, err := Decode(raw)
+	if !errors.Is(err, ErrInvalid) {
 		t.Fatalf("got %v", err)
 	}
 	msg := err.Error()
@@ -274,17 +274,17 @@ func compact(t *testing.T, raw []byte) []byte {
 	return buf.Bytes()
 }
 
-// TestDecodeCanonicalAgrees checks DecodeManifest's fast path against the
+// TestDecodeCanonicalAgrees checks Decode's fast path against the
 // strict decoder on manifests both accept: the same manifest, and the
 // pooled re-encoding unaffected by what an earlier, larger or refused
 // manifest left in the pool. FuzzDecodeManifest checks that they accept
 // the same inputs.
 func TestDecodeCanonicalAgrees(t *testing.T) {
-	good, err := EncodeManifest(sampleManifest(sampleFiles(t)))
+	good, err := Encode(sampleManifest(sampleFiles(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	empty, err := EncodeManifest(newManifest())
+	empty, err := Encode(newManifest())
 	if err != nil {
 		t.Fatal(err)
 	}

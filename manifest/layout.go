@@ -1,10 +1,6 @@
-package assemble
+package manifest
 
-import (
-	"fmt"
-
-	"github.com/dshaudit/dshaudit/rules"
-)
+import "fmt"
 
 // Evidence roles and their file names (SPEC.md "Evidence file layout").
 const (
@@ -37,10 +33,10 @@ var EnvironmentRoles = []string{RoleDSHVersion, RoleNodeVersion, RolePNPMVersion
 
 // StageRoles are the roles an executed stage's evidence may name
 // (SPEC.md "Evidence file layout"): every stage's streams, and T1's
-// profile package.json.
-func StageRoles(stage rules.Stage) []string {
+// profile package.json. stage is a stage code ("T1"…"T4").
+func StageRoles(stage string) []string {
 	roles := []string{RoleStdout, RoleStderr, RoleMerged}
-	if stage == rules.T1 {
+	if stage == "T1" {
 		roles = append(roles, RoleProfilePackageJSON)
 	}
 	return roles
@@ -67,8 +63,8 @@ func StaticPath(role string) string {
 func EnvironmentPath(role string) string { return "environment/" + role + ".txt" }
 
 // StagePath is where a stage's evidence file of the given role is stored;
-// repetitions are numbered from 1.
-func StagePath(rep int, stage rules.Stage, role string) string {
+// repetitions are numbered from 1, stage is a stage code ("T1"…"T4").
+func StagePath(rep int, stage string, role string) string {
 	name := role
 	if role == RoleProfilePackageJSON {
 		name = "profile-package.json"

@@ -1,4 +1,4 @@
-package bundle
+package manifest
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // (SPEC.md "Reader limits and refusals"): a relative, slash-separated,
 // UTF-8 path of at most maxLen bytes, with no empty, "." or ".."
 // component, no backslash and no control character. It does not reject
-// the reserved names; see checkEvidencePath.
+// the reserved names; see CheckEvidencePath.
 func ValidPath(p string, maxLen int) error {
 	switch {
 	case p == "":
@@ -44,31 +44,31 @@ func ValidPath(p string, maxLen int) error {
 	return nil
 }
 
-// checkEvidencePath is ValidPath plus the rule that an evidence file may
+// CheckEvidencePath is ValidPath plus the rule that an evidence file may
 // not take the manifest's or the signature's name.
-func checkEvidencePath(p string, maxLen int) error {
+func CheckEvidencePath(p string, maxLen int) error {
 	if err := ValidPath(p, maxLen); err != nil {
 		return err
 	}
-	if p == ManifestPath || p == SignaturePath {
+	if p == Path || p == SignaturePath {
 		return fmt.Errorf("%w: %q is reserved for the bundle itself", ErrReservedPath, p)
 	}
 	return nil
 }
 
-// pathSet tracks names already seen and the directories they imply, to
+// PathSet tracks names already seen and the directories they imply, to
 // refuse duplicates and file/directory conflicts.
-type pathSet struct {
+type PathSet struct {
 	files map[string]bool
 	dirs  map[string]bool
 }
 
-func newPathSet() *pathSet {
-	return &pathSet{files: map[string]bool{}, dirs: map[string]bool{}}
+func NewPathSet() *PathSet {
+	return &PathSet{files: map[string]bool{}, dirs: map[string]bool{}}
 }
 
-// add records p, which must already be a ValidPath.
-func (s *pathSet) add(p string) error {
+// Add records p, which must already be a ValidPath.
+func (s *PathSet) Add(p string) error {
 	if s.files[p] {
 		return fmt.Errorf("%w: %q", ErrDuplicate, p)
 	}

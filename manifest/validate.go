@@ -1,4 +1,4 @@
-package bundle
+package manifest
 
 import (
 	"errors"
@@ -8,34 +8,34 @@ import (
 	"strings"
 )
 
-// ValidateManifest checks the structural invariants of m (SPEC.md
+// Validate checks the structural invariants of m (SPEC.md
 // "Manifest fields"): media type and schema version; every Files path a
 // valid, unreserved, unique, non-conflicting evidence path; every sha256
 // 64 lowercase hex digits; sizes not negative; every path named by
 // Static.Evidence and by each stage's Evidence listed in Files. It does
 // not judge verdicts, times or fingerprints: those are the verifier's.
-// All problems are returned, joined; each wraps ErrManifestInvalid (or
+// All problems are returned, joined; each wraps ErrInvalid (or
 // the media-type / schema sentinel).
-func ValidateManifest(m *Manifest) error {
+func Validate(m *Manifest) error {
 	if m == nil {
-		return fmt.Errorf("%w: nil manifest", ErrManifestInvalid)
+		return fmt.Errorf("%w: nil manifest", ErrInvalid)
 	}
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrManifestInvalid}, args...)...))
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...))
 	}
 	if err := checkHeader(m.MediaType, m.SchemaVersion); err != nil {
 		errs = append(errs, err)
 	}
 
 	listed := make(map[string]bool, len(m.Files))
-	seen := newPathSet()
+	seen := NewPathSet()
 	for i, f := range m.Files {
-		if err := checkEvidencePath(f.Path, DefaultMaxPathLen); err != nil {
+		if err := CheckEvidencePath(f.Path, MaxPathLen); err != nil {
 			bad("files[%d].path: %w", i, err)
 			continue
 		}
-		if err := seen.add(f.Path); err != nil {
+		if err := seen.Add(f.Path); err != nil {
 			bad("files[%d].path: %w", i, err)
 		}
 		listed[f.Path] = true

@@ -1,15 +1,13 @@
-package bundle
+package manifest
 
-import "github.com/dshaudit/dshaudit/rules/static"
-
-// ManifestMediaType identifies a dshaudit evidence manifest (SPEC.md "Manifest fields").
-const ManifestMediaType = "application/vnd.dshaudit.manifest.v1+json"
+// MediaType identifies a dshaudit evidence manifest (SPEC.md "Manifest fields").
+const MediaType = "application/vnd.dshaudit.manifest.v1+json"
 
 // SchemaVersion is the manifest schema version this code writes and reads.
 const SchemaVersion = 1
 
-// ManifestPath is the manifest's path inside the bundle archive.
-const ManifestPath = "manifest.json"
+// Path is the manifest's path inside the bundle archive.
+const Path = "manifest.json"
 
 // SignaturePath is the Sigstore bundle's path inside the archive.
 const SignaturePath = "signature.sigstore.json"
@@ -119,8 +117,42 @@ type Static struct {
 	// PatchFetchError records why no patch could be had, if so.
 	PatchFetchError string `json:"patch_fetch_error,omitempty"`
 	// InstalledSize is the plugin's installed size after T1, or -1.
-	InstalledSize int64         `json:"installed_size"`
-	Report        static.Report `json:"report"`
+	InstalledSize int64        `json:"installed_size"`
+	Report        StaticReport `json:"report"`
+}
+
+// StaticReport is the T0 outcome as the manifest records it (DSHIO/T 20
+// 5.5): the wire shape of rules/static's Report, which assemble converts
+// to and from.
+type StaticReport struct {
+	Clauses []ClauseResult `json:"clauses"`
+	// ConformingStatic is nil when Unresolvable.
+	ConformingStatic *bool  `json:"conforming_static"`
+	Unresolvable     bool   `json:"unresolvable"`
+	Reason           string `json:"reason,omitempty"`
+	// Warnings are printed to the user (T 20 5.6).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ClauseResult is one clause's outcome (DSHIO/T 10 6.1, 6.4).
+type ClauseResult struct {
+	Clause string `json:"clause"`
+	Title  string `json:"title"`
+	// Status is one of rules/static's clause statuses ("conforming",
+	// "non-conforming", "not evaluated", "human judgement required",
+	// "not checkable").
+	Status string `json:"status"`
+	// Severity is "critical" or "recommended" (DSHIO/T 10 5).
+	Severity string `json:"severity"`
+	Observed string `json:"observed,omitempty"`
+	Message  string `json:"message,omitempty"`
+	// Questions are the guiding questions for human-judgement clauses.
+	Questions []string `json:"questions,omitempty"`
+	// Material is what a human needs to judge (tool descriptions,
+	// declared permissions), for human-judgement clauses.
+	Material []string `json:"material,omitempty"`
+	// Warnings are non-verdict notes, e.g. two semver rules disagreeing.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Environment maps a role ("dsh_version", "node_version",

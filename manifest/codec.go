@@ -1,4 +1,4 @@
-package bundle
+package manifest
 
 import (
 	"bytes"
@@ -11,28 +11,28 @@ import (
 	"sync"
 )
 
-// EncodeManifest returns the canonical encoding of m (SPEC.md "Canonical
+// Encode returns the canonical encoding of m (SPEC.md "Canonical
 // manifest encoding"): encoding/json without HTML escaping, two-space
 // indent, a trailing newline, Files sorted by path, nil lists and maps
-// written as [] and {}. It refuses a manifest that DecodeManifest would
+// written as [] and {}. It refuses a manifest that Decode would
 // refuse. m is not modified.
-func EncodeManifest(m *Manifest) ([]byte, error) {
+func Encode(m *Manifest) ([]byte, error) {
 	if m == nil {
-		return nil, fmt.Errorf("%w: nil manifest", ErrManifestInvalid)
+		return nil, fmt.Errorf("%w: nil manifest", ErrInvalid)
 	}
 	c := canonical(m)
 	if err := checkHeader(c.MediaType, c.SchemaVersion); err != nil {
 		return nil, err
 	}
-	if err := ValidateManifest(&c); err != nil {
+	if err := Validate(&c); err != nil {
 		return nil, err
 	}
 	raw, err := marshal(&c)
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) > MaxManifestSize {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrManifestTooLarge, len(raw), MaxManifestSize)
+	if len(raw) > MaxSize {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(raw), MaxSize)
 	}
 	return raw, nil
 }
@@ -40,7 +40,7 @@ func EncodeManifest(m *Manifest) ([]byte, error) {
 func marshal(m *Manifest) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := newManifestEncoder(&buf).Encode(m); err != nil {
-		return nil, fmt.Errorf("%w: encode: %w", ErrManifestInvalid, err)
+		return nil, fmt.Errorf("%w: encode: %w", ErrInvalid, err)
 	}
 	return buf.Bytes(), nil // Encode ends the value with "\n"
 }
@@ -140,14 +140,14 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// DecodeManifest parses raw strictly and returns the manifest only if raw
+// Decode parses raw strictly and returns the manifest only if raw
 // is exactly its canonical encoding (SPEC.md "Canonical manifest
-// encoding"). Errors wrap ErrManifestTooLarge, ErrManifestMediaType,
-// ErrManifestSchema, ErrManifestInvalid or ErrManifestNotCanonical.
+// encoding"). Errors wrap ErrTooLarge, ErrMediaType,
+// ErrSchema, ErrInvalid or ErrNotCanonical.
 // Structural problems are all reported, joined.
-func DecodeManifest(raw []byte) (*Manifest, error) {
-	if len(raw) > MaxManifestSize {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrManifestTooLarge, len(raw), MaxManifestSize)
+func Decode(raw []byte) (*Manifest, error) {
+	if len(raw) > MaxSize {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(raw), MaxSize)
 	}
 	if m := decodeCanonical(raw); m != nil {
 		return m, nil
@@ -155,7 +155,7 @@ func DecodeManifest(raw []byte) (*Manifest, error) {
 	return decodeStrict(raw)
 }
 
-// decodeCanonical is DecodeManifest's fast path: the manifest when raw is
+// decodeCanonical is Decode's fast path: the manifest when raw is
 // the canonical encoding of a valid manifest, else nil. It accepts
 // exactly what decodeStrict accepts (TestDecodeCanonicalAgrees, and
 // FuzzDecodeManifest): an unknown field, a second value or a null where
@@ -167,10 +167,10 @@ func DecodeManifest(raw []byte) (*Manifest, error) {
 // typical bundle allocated (DESIGN.md "Reader").
 func decodeCanonical(raw []byte) *Manifest {
 	var m Manifest
-	if json.Unmarshal(raw, &m) != nil || m.MediaType != ManifestMediaType || m.SchemaVersion != SchemaVersion {
+	if json.Unmarshal(raw, &m) != nil || m.MediaType != MediaType || m.SchemaVersion != SchemaVersion {
 		return nil
 	}
-	if ValidateManifest(&m) != nil {
+	if Validate(&m) != nil {
 		return nil
 	}
 	c := canonical(&m)
@@ -180,7 +180,7 @@ func decodeCanonical(raw []byte) *Manifest {
 	return &m
 }
 
-// decodeStrict is DecodeManifest's slow path, which names what is wrong.
+// decodeStrict is Decode's slow path, which names what is wrong.
 func decodeStrict(raw []byte) (*Manifest, error) {
 	// The strict decode first; only when it fails, or the header is not
 	// this version's, is the header read again leniently, so that a
@@ -195,16 +195,16 @@ func decodeStrict(raw []byte) (*Manifest, error) {
 			err = errTrailingValue
 		}
 	}
-	if err != nil || m.MediaType != ManifestMediaType || m.SchemaVersion != SchemaVersion {
+	if err != nil || m.MediaType != MediaType || m.SchemaVersion != SchemaVersion {
 		if herr := checkRawHeader(raw); herr != nil {
 			return nil, herr
 		}
 		if err == errTrailingValue {
-			return nil, fmt.Errorf("%w: more than one JSON value", ErrManifestInvalid)
+			return nil, fmt.Errorf("%w: more than one JSON value", ErrInvalid)
 		}
-		return nil, fmt.Errorf("%w: %w", ErrManifestInvalid, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	if err := ValidateManifest(&m); err != nil {
+	if err := Validate(&m); err != nil {
 		return nil, err
 	}
 	// Re-encode through canonical, so that null where the encoding always
@@ -215,7 +215,7 @@ func decodeStrict(raw []byte) (*Manifest, error) {
 		return nil, err
 	}
 	if !bytes.Equal(again, raw) {
-		return nil, fmt.Errorf("%w: %s", ErrManifestNotCanonical, firstDifference(raw, again))
+		return nil, fmt.Errorf("%w: %s", ErrNotCanonical, firstDifference(raw, again))
 	}
 	return &m, nil
 }
@@ -231,19 +231,19 @@ func checkRawHeader(raw []byte) error {
 		SchemaVersion *json.RawMessage `json:"schema_version"`
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil {
-		return fmt.Errorf("%w: %w", ErrManifestInvalid, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if probe.MediaType == nil {
-		return fmt.Errorf("%w: no media_type", ErrManifestMediaType)
+		return fmt.Errorf("%w: no media_type", ErrMediaType)
 	}
-	if *probe.MediaType != ManifestMediaType {
-		return fmt.Errorf("%w: %q, want %q", ErrManifestMediaType, *probe.MediaType, ManifestMediaType)
+	if *probe.MediaType != MediaType {
+		return fmt.Errorf("%w: %q, want %q", ErrMediaType, *probe.MediaType, MediaType)
 	}
 	if probe.SchemaVersion == nil {
-		return fmt.Errorf("%w: no schema_version", ErrManifestSchema)
+		return fmt.Errorf("%w: no schema_version", ErrSchema)
 	}
 	if v := string(*probe.SchemaVersion); v != fmt.Sprint(SchemaVersion) {
-		return fmt.Errorf("%w: %q, want %d", ErrManifestSchema, v, SchemaVersion)
+		return fmt.Errorf("%w: %q, want %d", ErrSchema, v, SchemaVersion)
 	}
 	return nil
 }
@@ -251,11 +251,11 @@ func checkRawHeader(raw []byte) error {
 // checkHeader checks media_type and schema_version of a manifest about to
 // be written.
 func checkHeader(mediaType string, version int) error {
-	if mediaType != ManifestMediaType {
-		return fmt.Errorf("%w: %q, want %q", ErrManifestMediaType, mediaType, ManifestMediaType)
+	if mediaType != MediaType {
+		return fmt.Errorf("%w: %q, want %q", ErrMediaType, mediaType, MediaType)
 	}
 	if version != SchemaVersion {
-		return fmt.Errorf("%w: %d, want %d", ErrManifestSchema, version, SchemaVersion)
+		return fmt.Errorf("%w: %d, want %d", ErrSchema, version, SchemaVersion)
 	}
 	return nil
 }
