@@ -150,8 +150,6 @@ Exit codes:
 	return c
 }
 
-func init() { subcommands = append(subcommands, newBatchCmd) }
-
 // entries reads the plan file or the specs given.
 func (o *batchOptions) entries(stdin io.Reader) ([]batch.Entry, error) {
 	if len(o.Args) == 1 {

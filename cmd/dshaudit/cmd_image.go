@@ -296,5 +296,3 @@ func classifyImageErr(err error) error {
 		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 	}
 }
-
-func init() { subcommands = append(subcommands, newImageCmd) }

@@ -66,8 +66,6 @@ Exit codes:
 	return c
 }
 
-func init() { subcommands = append(subcommands, newInspectCmd) }
-
 func runInspect(o *inspectOptions, s *streams) error {
 	f, err := os.Open(o.Bundle)
 	if err != nil {

@@ -86,8 +86,6 @@ Exit codes:
 	return c
 }
 
-func init() { subcommands = append(subcommands, newKeyCmd) }
-
 func keyTypeList() string {
 	var names []string
 	for _, kt := range attest.KeyTypes {

@@ -101,8 +101,6 @@ Exit codes:
 	return c
 }
 
-func init() { subcommands = append(subcommands, newReplayCmd) }
-
 func (o *replayOptions) imageSource() (engine.Source, error) {
 	kind, path, _ := strings.Cut(o.ImageFrom, ":")
 	switch {

@@ -88,8 +88,6 @@ Exit codes:
 	return c
 }
 
-func init() { subcommands = append(subcommands, newReportCmd) }
-
 func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 	pol, err := o.Trust.policy()
 	if err != nil {

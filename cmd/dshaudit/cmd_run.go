@@ -136,8 +136,6 @@ func (o *runOptions) registerConditionFlags(f *pflag.FlagSet) {
 	f.DurationVar(&o.Window, "window", runner.DefaultWindow, "T4 liveness window (DSHIO/T 21 5.1.6; any value but 12s is a recorded deviation)")
 }
 
-func init() { subcommands = append(subcommands, newRunCmd) }
-
 // imageSource is where EnsureImage gets the image.
 func (o *runOptions) imageSource() (engine.Source, error) {
 	n := 0

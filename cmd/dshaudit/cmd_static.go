@@ -103,8 +103,6 @@ Exit codes:
 	return c
 }
 
-func init() { subcommands = append(subcommands, newStaticCmd) }
-
 // staticResult is the --json object. Its report fields are inlined, so
 // `.conforming_static` and `.clauses` are at the top level.
 type staticResult struct {

@@ -121,8 +121,6 @@ Exit codes:
 	return c
 }
 
-func init() { subcommands = append(subcommands, newVerifyCmd) }
-
 // policyFromFlags builds the trust policy; attest refuses ambiguity.
 func (o *verifyOptions) policy() (attest.Policy, error) { return o.policyWith("--key") }
 

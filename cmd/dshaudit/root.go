@@ -62,12 +62,18 @@ Exit codes (all commands):
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %v (see %s --help)", ErrUsage, err, c.CommandPath())
 	})
-	for _, sub := range subcommands {
-		root.AddCommand(sub(io))
-	}
+	// Every command, each in its own file with its options struct and run
+	// function.
+	root.AddCommand(
+		newBatchCmd(io),
+		newImageCmd(io),
+		newInspectCmd(io),
+		newKeyCmd(io),
+		newReplayCmd(io),
+		newReportCmd(io),
+		newRunCmd(io),
+		newStaticCmd(io),
+		newVerifyCmd(io),
+	)
 	return root
 }
-
-// subcommands lists the constructors of every subcommand; each lives in
-// its own file with its options struct and run function.
-var subcommands = []func(*streams) *cobra.Command{}
