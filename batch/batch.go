@@ -27,12 +27,12 @@ const (
 	DefaultPoll    = 2 * time.Second
 	// maxBackoff caps the doubling backoff.
 	maxBackoff = 10 * time.Minute
-	// lostAfter is how many polls a task may be missing from the engine
+	// lostAfter is how many polls a task may be missing from the scheduler
 	// without an exit code before it counts as cancelled or lost (shared
-	// storage may show the exit code a little after the engine forgot
+	// storage may show the exit code a little after the scheduler forgot
 	// the task).
 	lostAfter = 3
-	// cancelWait bounds the wait for cancelled tasks to leave the engine.
+	// cancelWait bounds the wait for cancelled tasks to leave the scheduler.
 	cancelWait = killWait + 30*time.Second
 )
 
@@ -40,16 +40,16 @@ const (
 type Options struct {
 	// Dir is the output directory (absolute, on storage every node
 	// shares); WorkDir the tasks' working directory.
-	Dir     string
-	WorkDir string
-	Engine  Engine
-	// Parallel bounds the tasks running at once (0: the engine decides).
+	Dir       string
+	WorkDir   string
+	Scheduler Scheduler
+	// Parallel bounds the tasks running at once (0: the scheduler decides).
 	Parallel int
 	// Retries is how many more attempts a failed task gets; Backoff the
 	// wait before the first retry, doubled for each further one.
 	Retries int
 	Backoff time.Duration
-	// Poll is how often the engine and the exit codes are read.
+	// Poll is how often the scheduler and the exit codes are read.
 	Poll time.Duration
 	// Dshaudit is the dshaudit executable the tasks run; EngineTool the
 	// container engine the pre-flight looks for ("auto": podman or
@@ -68,7 +68,7 @@ type Options struct {
 // Run runs every task whose bundle does not already verify, retrying
 // failed ones, and returns one outcome per task in order. It returns an
 // error only when it had to stop: the context was cancelled (the running
-// job is cancelled first and its tasks waited for), the engine failed, or
+// job is cancelled first and its tasks waited for), the scheduler failed, or
 // the state directory could not be written.
 func Run(ctx context.Context, tasks []Task, o Options) ([]Outcome, error) {
 	if o.Poll <= 0 {
@@ -105,7 +105,7 @@ func Run(ctx context.Context, tasks []Task, o Options) ([]Outcome, error) {
 		}
 		todo = append(todo, i)
 	}
-	say("plan: %d tasks, %d done earlier (bundle verifies), %d to run on %s", len(tasks), len(tasks)-len(todo), len(todo), o.Engine.Name())
+	say("plan: %d tasks, %d done earlier (bundle verifies), %d to run on %s", len(tasks), len(tasks)-len(todo), len(todo), o.Scheduler.Name())
 
 	for attempt := 1; len(todo) > 0; attempt++ {
 		if attempt > 1 {
@@ -139,7 +139,7 @@ type submission struct {
 	outs  []Outcome
 	todo  []int // task indexes; array index k runs tasks[todo[k]]
 	n     int
-	id    string // the engine's job id
+	id    string // the scheduler's job id
 }
 
 func (a *submission) run(ctx context.Context, root string) (retry []int, err error) {
@@ -156,16 +156,16 @@ func (a *submission) run(ctx context.Context, root string) (retry []int, err err
 		markCancelled(a.outs, a.todo)
 		return nil, err
 	}
-	// A submission is not interrupted half-way: the engine may have
+	// A submission is not interrupted half-way: the scheduler may have
 	// accepted it, and then it must be cancelled by id.
 	_ = os.WriteFile(filepath.Join(dir, "submitted"), []byte(fmt.Sprintf("%.3f\n", float64(time.Now().UnixNano())/1e9)), 0o644)
-	id, err := a.o.Engine.Submit(context.WithoutCancel(ctx), Job{Dir: dir, Script: script, Tasks: len(a.todo), Parallel: a.o.Parallel, WorkDir: a.o.WorkDir})
+	id, err := a.o.Scheduler.Submit(context.WithoutCancel(ctx), Job{Dir: dir, Script: script, Tasks: len(a.todo), Parallel: a.o.Parallel, WorkDir: a.o.WorkDir})
 	if err != nil {
 		return nil, err
 	}
 	a.id = id
 	_ = os.WriteFile(filepath.Join(dir, "job-id"), []byte(id+"\n"), 0o644)
-	a.say("%s: submitted job %s: %d task(s), attempt %d (state and logs: %s)", a.o.Engine.Name(), id, len(a.todo), a.n, dir)
+	a.say("%s: submitted job %s: %d task(s), attempt %d (state and logs: %s)", a.o.Scheduler.Name(), id, len(a.todo), a.n, dir)
 
 	last := make([]string, len(a.todo))
 	missing := make([]int, len(a.todo))
@@ -182,12 +182,12 @@ func (a *submission) run(ctx context.Context, root string) (retry []int, err err
 			return nil, ctx.Err()
 		case <-tick.C:
 		}
-		states, err := a.o.Engine.States(ctx, id)
+		states, err := a.o.Scheduler.States(ctx, id)
 		if err != nil {
 			if ctx.Err() != nil {
 				continue
 			}
-			a.say("%s: cannot read job %s's state (will try again): %v", a.o.Engine.Name(), id, err)
+			a.say("%s: cannot read job %s's state (will try again): %v", a.o.Scheduler.Name(), id, err)
 			continue
 		}
 		queued, running := 0, 0
@@ -247,7 +247,7 @@ func (a *submission) run(ctx context.Context, root string) (retry []int, err err
 			}
 		}
 		if c := fmt.Sprintf("queued %d, running %d, done %d, failed %d", queued, running, done, failed); c != counts {
-			a.say("%s job %s: %s", a.o.Engine.Name(), id, c)
+			a.say("%s job %s: %s", a.o.Scheduler.Name(), id, c)
 			counts = c
 		}
 	}
@@ -273,7 +273,7 @@ func (a *submission) classify(ctx context.Context, k, code int, dir string, took
 	case code == ExitFindings:
 		o.State, o.Why = StateUnresolvable, "no bundle: "+logTail(dir, k)
 	case code == -1:
-		o.State, o.Why, retry = StateFailed, "cancelled or lost: the task left "+a.o.Engine.Name()+" without an exit code", true
+		o.State, o.Why, retry = StateFailed, "cancelled or lost: the task left "+a.o.Scheduler.Name()+" without an exit code", true
 	case code == ExitOK:
 		o.State, o.Why, retry = StateFailed, "exit 0 but no bundle at "+o.Bundle, true
 	default:
@@ -288,19 +288,19 @@ func (a *submission) classify(ctx context.Context, k, code int, dir string, took
 	return retry
 }
 
-// cancel stops the job, waits until its tasks have left the engine (so
+// cancel stops the job, waits until its tasks have left the scheduler (so
 // every dshaudit run under it has removed its containers and temporary
 // files or been killed), then removes temporary bundle files a killed
 // run could not.
 func (a *submission) cancel(id, dir string, ended []bool) {
-	a.say("interrupted: cancelling %s job %s", a.o.Engine.Name(), id)
+	a.say("interrupted: cancelling %s job %s", a.o.Scheduler.Name(), id)
 	cctx, stop := context.WithTimeout(context.Background(), cancelWait)
 	defer stop()
-	if err := a.o.Engine.Cancel(cctx, id, -1); err != nil {
+	if err := a.o.Scheduler.Cancel(cctx, id, -1); err != nil {
 		a.say("cancel job %s: %v", id, err)
 	}
 	for cctx.Err() == nil {
-		st, err := a.o.Engine.States(cctx, id)
+		st, err := a.o.Scheduler.States(cctx, id)
 		if err == nil && len(st) == 0 {
 			break
 		}

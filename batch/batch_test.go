@@ -19,9 +19,9 @@ func testTasks(dir string, specs ...string) []Task {
 	return ts
 }
 
-func testOptions(t *testing.T, dir string, eng Engine, retries int) Options {
+func testOptions(t *testing.T, dir string, sched Scheduler, retries int) Options {
 	return Options{
-		Dir: dir, WorkDir: dir, Engine: eng, Retries: retries, Backoff: time.Millisecond, Poll: 5 * time.Millisecond,
+		Dir: dir, WorkDir: dir, Scheduler: sched, Retries: retries, Backoff: time.Millisecond, Poll: 5 * time.Millisecond,
 		Dshaudit: "/nonexistent/dshaudit", EngineTool: "podman",
 		TaskArgs: func(t Task) []string { return []string{t.RunSpec, "--out=" + t.Bundle} },
 		Check:    fakeCheck,
@@ -39,13 +39,13 @@ func states(outs []Outcome) []string {
 
 func TestRunAllDone(t *testing.T) {
 	dir := t.TempDir()
-	eng := newFake(t, func(_ int, spec, _ string) (int, string, bool) {
+	sched := newFake(t, func(_ int, spec, _ string) (int, string, bool) {
 		if spec == "a" {
 			return 0, "ok pass", false
 		}
 		return 1, "ok boot_failed", false
 	})
-	outs, err := Run(context.Background(), testTasks(dir, "a", "b", "c"), testOptions(t, dir, eng, 2))
+	outs, err := Run(context.Background(), testTasks(dir, "a", "b", "c"), testOptions(t, dir, sched, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestRunAllDone(t *testing.T) {
 	if got := states(outs); !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	if got := eng.jobSizes(); !slices.Equal(got, []int{3}) {
+	if got := sched.jobSizes(); !slices.Equal(got, []int{3}) {
 		t.Fatalf("jobs %v, want one of 3 tasks", got)
 	}
 }
@@ -63,8 +63,8 @@ func TestRunSkipsBundlesThatVerify(t *testing.T) {
 	tasks := testTasks(dir, "a", "b", "c")
 	os.WriteFile(tasks[0].Bundle, []byte("ok pass"), 0o644)
 	os.WriteFile(tasks[1].Bundle, []byte("tampered"), 0o644) // does not verify: runs again
-	eng := newFake(t, func(int, string, string) (int, string, bool) { return 0, "ok pass", false })
-	outs, err := Run(context.Background(), tasks, testOptions(t, dir, eng, 0))
+	sched := newFake(t, func(int, string, string) (int, string, bool) { return 0, "ok pass", false })
+	outs, err := Run(context.Background(), tasks, testOptions(t, dir, sched, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,15 +72,15 @@ func TestRunSkipsBundlesThatVerify(t *testing.T) {
 	if got := states(outs); !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	if got := eng.jobSizes(); !slices.Equal(got, []int{2}) {
+	if got := sched.jobSizes(); !slices.Equal(got, []int{2}) {
 		t.Fatalf("jobs %v, want one of 2 tasks", got)
 	}
 	// Everything verifies now: a third run submits nothing.
-	outs, err = Run(context.Background(), tasks, testOptions(t, dir, eng, 0))
+	outs, err = Run(context.Background(), tasks, testOptions(t, dir, sched, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := eng.jobSizes(); !slices.Equal(got, []int{2}) {
+	if got := sched.jobSizes(); !slices.Equal(got, []int{2}) {
 		t.Fatalf("jobs %v after a re-run, want no new job", got)
 	}
 	for _, o := range outs {
@@ -92,7 +92,7 @@ func TestRunSkipsBundlesThatVerify(t *testing.T) {
 
 func TestRunRetriesFailedTasks(t *testing.T) {
 	dir := t.TempDir()
-	eng := newFake(t, func(attempt int, spec, _ string) (int, string, bool) {
+	sched := newFake(t, func(attempt int, spec, _ string) (int, string, bool) {
 		switch {
 		case spec == "flaky" && attempt == 1:
 			return 3, "", false // could not run
@@ -103,7 +103,7 @@ func TestRunRetriesFailedTasks(t *testing.T) {
 		}
 		return 0, "ok pass", false
 	})
-	outs, err := Run(context.Background(), testTasks(dir, "ok", "flaky", "lost", "corrupt"), testOptions(t, dir, eng, 1))
+	outs, err := Run(context.Background(), testTasks(dir, "ok", "flaky", "lost", "corrupt"), testOptions(t, dir, sched, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestRunRetriesFailedTasks(t *testing.T) {
 	if got := states(outs); !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	if got := eng.jobSizes(); !slices.Equal(got, []int{4, 3}) {
+	if got := sched.jobSizes(); !slices.Equal(got, []int{4, 3}) {
 		t.Fatalf("jobs %v, want 4 tasks then the 3 that failed", got)
 	}
 	for _, o := range outs[1:] {
@@ -123,8 +123,8 @@ func TestRunRetriesFailedTasks(t *testing.T) {
 
 func TestRunGivesUpAfterRetries(t *testing.T) {
 	dir := t.TempDir()
-	eng := newFake(t, func(int, string, string) (int, string, bool) { return 3, "", false })
-	outs, err := Run(context.Background(), testTasks(dir, "a"), testOptions(t, dir, eng, 2))
+	sched := newFake(t, func(int, string, string) (int, string, bool) { return 3, "", false })
+	outs, err := Run(context.Background(), testTasks(dir, "a"), testOptions(t, dir, sched, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,20 +139,20 @@ func TestRunGivesUpAfterRetries(t *testing.T) {
 
 func TestRunDoesNotRetryWhatCannotChange(t *testing.T) {
 	dir := t.TempDir()
-	eng := newFake(t, func(_ int, spec, _ string) (int, string, bool) {
+	sched := newFake(t, func(_ int, spec, _ string) (int, string, bool) {
 		if spec == "unknown" {
 			return 1, "", false // T0 unresolvable: exit 1, no bundle
 		}
 		return 2, "", false // usage error on the node
 	})
-	outs, err := Run(context.Background(), testTasks(dir, "unknown", "usage"), testOptions(t, dir, eng, 3))
+	outs, err := Run(context.Background(), testTasks(dir, "unknown", "usage"), testOptions(t, dir, sched, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if outs[0].State != StateUnresolvable || !outs[0].Finished() || outs[1].State != StateFailed {
 		t.Fatalf("got %v", states(outs))
 	}
-	if got := eng.jobSizes(); !slices.Equal(got, []int{2}) {
+	if got := sched.jobSizes(); !slices.Equal(got, []int{2}) {
 		t.Fatalf("jobs %v, want no retry", got)
 	}
 }
@@ -160,10 +160,10 @@ func TestRunDoesNotRetryWhatCannotChange(t *testing.T) {
 func TestRunInterruptCancelsJobAndRemovesTemps(t *testing.T) {
 	dir := t.TempDir()
 	tasks := testTasks(dir, "a", "b")
-	eng := newFake(t, func(int, string, string) (int, string, bool) { return 0, "ok pass", false })
-	eng.hold = make(chan struct{})
+	sched := newFake(t, func(int, string, string) (int, string, bool) { return 0, "ok pass", false })
+	sched.hold = make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
-	o := testOptions(t, dir, eng, 2)
+	o := testOptions(t, dir, sched, 2)
 	// A writer killed mid-write leaves its temporary file beside the
 	// bundle (bundle.WriteFileAtomicContext's name).
 	temp := filepath.Join(dir, "."+filepath.Base(tasks[0].Bundle)+".tmp-12345")
@@ -178,8 +178,8 @@ func TestRunInterruptCancelsJobAndRemovesTemps(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	if !slices.Equal(eng.cancelled, []string{"1_-1"}) {
-		t.Fatalf("cancelled %v, want the whole job 1", eng.cancelled)
+	if !slices.Equal(sched.cancelled, []string{"1_-1"}) {
+		t.Fatalf("cancelled %v, want the whole job 1", sched.cancelled)
 	}
 	for _, o := range outs {
 		if o.State != StateCancelled {
@@ -189,8 +189,8 @@ func TestRunInterruptCancelsJobAndRemovesTemps(t *testing.T) {
 	if _, err := os.Stat(temp); !os.IsNotExist(err) {
 		t.Fatalf("temporary file left: %v", err)
 	}
-	close(eng.hold)
-	eng.wg.Wait()
+	close(sched.hold)
+	sched.wg.Wait()
 }
 
 func TestRunRefusesADirectoryInUse(t *testing.T) {
@@ -201,8 +201,8 @@ func TestRunRefusesADirectoryInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	eng := newFake(t, nil)
-	if _, err := Run(context.Background(), testTasks(dir, "a"), testOptions(t, dir, eng, 0)); !errors.Is(err, ErrBusy) {
+	sched := newFake(t, nil)
+	if _, err := Run(context.Background(), testTasks(dir, "a"), testOptions(t, dir, sched, 0)); !errors.Is(err, ErrBusy) {
 		t.Fatalf("err %v, want ErrBusy", err)
 	}
 }

@@ -23,11 +23,11 @@ import (
 // "Local engine" has the measurement.
 func DefaultLocalParallel() int { return max(1, runtime.NumCPU()/2) }
 
-// Local runs a job's tasks as processes on this machine, Parallel at
+// LocalScheduler runs a job's tasks as processes on this machine, Parallel at
 // once, each in its own process group so that cancelling stops the task
 // script and the dshaudit run under it (which removes its containers on
 // SIGTERM).
-type Local struct {
+type LocalScheduler struct {
 	mu   sync.Mutex
 	jobs map[string]*localJob
 	n    int
@@ -41,19 +41,19 @@ type localJob struct {
 	all    bool
 }
 
-// Name implements Engine.
-func (*Local) Name() string { return "local" }
+// Name implements Scheduler.
+func (*LocalScheduler) Name() string { return "local" }
 
-// Check implements Engine: bash runs the task script.
-func (*Local) Check(context.Context) error {
+// Check implements Scheduler: bash runs the task script.
+func (*LocalScheduler) Check(context.Context) error {
 	if _, err := hosttool.Look("bash", "apt-get install -y bash"); err != nil {
-		return fmt.Errorf("%w: %w", ErrEngine, err)
+		return fmt.Errorf("%w: %w", ErrScheduler, err)
 	}
 	return nil
 }
 
-// Submit implements Engine.
-func (l *Local) Submit(_ context.Context, j Job) (string, error) {
+// Submit implements Scheduler.
+func (l *LocalScheduler) Submit(_ context.Context, j Job) (string, error) {
 	l.mu.Lock()
 	if l.jobs == nil {
 		l.jobs = map[string]*localJob{}
@@ -118,8 +118,8 @@ func (lj *localJob) run(j Job, k int) {
 	lj.mu.Unlock()
 }
 
-// States implements Engine.
-func (l *Local) States(_ context.Context, id string) (map[int]TaskState, error) {
+// States implements Scheduler.
+func (l *LocalScheduler) States(_ context.Context, id string) (map[int]TaskState, error) {
 	l.mu.Lock()
 	lj := l.jobs[id]
 	l.mu.Unlock()
@@ -135,10 +135,10 @@ func (l *Local) States(_ context.Context, id string) (map[int]TaskState, error) 
 	return out, nil
 }
 
-// Cancel implements Engine: SIGTERM to the task's process group (the
+// Cancel implements Scheduler: SIGTERM to the task's process group (the
 // script and the dshaudit run it started, nothing else), SIGKILL after
 // killWait if it is still there.
-func (l *Local) Cancel(_ context.Context, id string, index int) error {
+func (l *LocalScheduler) Cancel(_ context.Context, id string, index int) error {
 	l.mu.Lock()
 	lj := l.jobs[id]
 	l.mu.Unlock()

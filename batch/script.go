@@ -20,12 +20,12 @@ const (
 	ExitInterrupted = 130
 )
 
-// taskScript is the program every task runs, on whatever node the engine
+// taskScript is the program every task runs, on whatever node the scheduler
 // chose: pre-flight (the container engine and dshaudit are there), then
 // one ordinary `dshaudit run` with the task's arguments, whose first step
 // is the image check by digest (exit 3 when the image is missing). The
 // exit code goes to exit/<index> atomically, so it can be read after the
-// engine has forgotten the task. A cancelled task (SIGTERM) waits for its
+// scheduler has forgotten the task. A cancelled task (SIGTERM) waits for its
 // run to clean up and writes no exit code: the batch sees it as
 // cancelled. docs/batch.md "The task".
 const taskScript = `#!/bin/bash

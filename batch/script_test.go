@@ -21,8 +21,8 @@ func fakeDshaudit(t *testing.T, dir, body string) string {
 	return p
 }
 
-// runLocal runs one job on the Local engine until its tasks end.
-func runLocal(t *testing.T, l *Local, j Job) string {
+// runLocal runs one job on the local scheduler until its tasks end.
+func runLocal(t *testing.T, l *LocalScheduler, j Job) string {
 	id, err := l.Submit(context.Background(), j)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestTaskScriptRunsDshauditWithExactArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runLocal(t, &Local{}, Job{Dir: state, Script: script, Tasks: 2, Parallel: 2, WorkDir: dir})
+	runLocal(t, &LocalScheduler{}, Job{Dir: state, Script: script, Tasks: 2, Parallel: 2, WorkDir: dir})
 	for k, want := range args {
 		got, _ := os.ReadFile(filepath.Join(dir, "got-"+string(rune('0'+k))))
 		if string(got) != "run\n"+strings.Join(want, "\n")+"\n" {
@@ -76,7 +76,7 @@ func TestTaskScriptPreflightFailsWithExit3(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			runLocal(t, &Local{}, Job{Dir: state, Script: script, Tasks: 1, WorkDir: dir})
+			runLocal(t, &LocalScheduler{}, Job{Dir: state, Script: script, Tasks: 1, WorkDir: dir})
 			if code, ok := readExit(state, 0); !ok || code != ExitCouldNotRun {
 				t.Fatalf("exit %d %v, want 3", code, ok)
 			}
@@ -96,7 +96,7 @@ func TestLocalCancelStopsTheTaskProcessGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &Local{}
+	l := &LocalScheduler{}
 	id, err := l.Submit(context.Background(), Job{Dir: state, Script: script, Tasks: 1, WorkDir: dir})
 	if err != nil {
 		t.Fatal(err)

@@ -12,16 +12,16 @@ import (
 	"github.com/dshaudit/dshaudit/internal/hosttool"
 )
 
-// ErrEngine marks an engine that cannot take or report jobs: a missing
+// ErrScheduler marks a scheduler that cannot take or report jobs: a missing
 // tool (sbatch, squeue, scancel, scontrol), an unreachable slurmctld.
 // dshaudit batch exits 3 on it.
-var ErrEngine = errors.New("batch engine unavailable")
+var ErrScheduler = errors.New("batch engine unavailable")
 
-// Slurm submits a job as one Slurm array job (sbatch --array=0-N%K -c 1
+// SlurmScheduler submits a job as one Slurm array job (sbatch --array=0-N%K -c 1
 // --mem=…), one task per spec, and reads task states with squeue's plain
 // --format output (its --json schema differs between Slurm versions).
 // It needs no slurmdbd: sacct is never asked.
-type Slurm struct {
+type SlurmScheduler struct {
 	// Mem is each task's --mem (default DefaultSlurmMem).
 	Mem string
 	// CPUs is each task's -c (default 1: a run's containers get one CPU).
@@ -39,15 +39,15 @@ type Slurm struct {
 // limited to (DSHIO/T 21 5.2), plus the runner, podman and conmon.
 const DefaultSlurmMem = "1200M"
 
-// Name implements Engine.
-func (*Slurm) Name() string { return "slurm" }
+// Name implements Scheduler.
+func (*SlurmScheduler) Name() string { return "slurm" }
 
-func (s *Slurm) run(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (s *SlurmScheduler) run(ctx context.Context, name string, args ...string) ([]byte, error) {
 	if s.Run != nil {
 		return s.Run(ctx, name, args...)
 	}
 	if _, err := hosttool.Look(name, "install slurm-client; scripts/setup-slurm.sh does"); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrEngine, err)
+		return nil, fmt.Errorf("%w: %w", ErrScheduler, err)
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, name, args...)
@@ -62,23 +62,23 @@ func (s *Slurm) run(ctx context.Context, name string, args ...string) ([]byte, e
 	return stdout.Bytes(), nil
 }
 
-// Check implements Engine: slurmctld answers scontrol ping.
-func (s *Slurm) Check(ctx context.Context) error {
+// Check implements Scheduler: slurmctld answers scontrol ping.
+func (s *SlurmScheduler) Check(ctx context.Context) error {
 	out, err := s.run(ctx, "scontrol", "ping")
 	if err != nil {
-		if errors.Is(err, ErrEngine) {
+		if errors.Is(err, ErrScheduler) {
 			return err
 		}
-		return fmt.Errorf("%w: slurmctld unreachable: %w", ErrEngine, err)
+		return fmt.Errorf("%w: slurmctld unreachable: %w", ErrScheduler, err)
 	}
 	if !strings.Contains(string(out), "is UP") {
-		return fmt.Errorf("%w: slurmctld unreachable: scontrol ping: %s", ErrEngine, strings.TrimSpace(string(out)))
+		return fmt.Errorf("%w: slurmctld unreachable: scontrol ping: %s", ErrScheduler, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
 
 // SbatchArgs are the sbatch arguments for j.
-func (s *Slurm) SbatchArgs(j Job) []string {
+func (s *SlurmScheduler) SbatchArgs(j Job) []string {
 	array := fmt.Sprintf("0-%d", j.Tasks-1)
 	if j.Parallel > 0 {
 		array += "%" + strconv.Itoa(j.Parallel)
@@ -99,28 +99,28 @@ func (s *Slurm) SbatchArgs(j Job) []string {
 	return append(args, j.Script)
 }
 
-// Submit implements Engine.
-func (s *Slurm) Submit(ctx context.Context, j Job) (string, error) {
+// Submit implements Scheduler.
+func (s *SlurmScheduler) Submit(ctx context.Context, j Job) (string, error) {
 	out, err := s.run(ctx, "sbatch", s.SbatchArgs(j)...)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrEngine, err)
+		return "", fmt.Errorf("%w: %w", ErrScheduler, err)
 	}
 	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
 	if _, err := strconv.Atoi(id); err != nil {
-		return "", fmt.Errorf("%w: sbatch --parsable printed %q, not a job id", ErrEngine, out)
+		return "", fmt.Errorf("%w: sbatch --parsable printed %q, not a job id", ErrScheduler, out)
 	}
 	return id, nil
 }
 
-// States implements Engine: squeue -r lists each array task on its own
+// States implements Scheduler: squeue -r lists each array task on its own
 // line; a job Slurm no longer knows gives no tasks.
-func (s *Slurm) States(ctx context.Context, id string) (map[int]TaskState, error) {
+func (s *SlurmScheduler) States(ctx context.Context, id string) (map[int]TaskState, error) {
 	out, err := s.run(ctx, "squeue", "-h", "-r", "-j", id, "-o", "%K|%T|%R")
 	if err != nil {
 		if strings.Contains(err.Error(), "Invalid job id") {
 			return map[int]TaskState{}, nil
 		}
-		return nil, fmt.Errorf("%w: %w", ErrEngine, err)
+		return nil, fmt.Errorf("%w: %w", ErrScheduler, err)
 	}
 	return ParseSqueue(out)
 }
@@ -134,27 +134,27 @@ func ParseSqueue(out []byte) (map[int]TaskState, error) {
 		}
 		f := strings.SplitN(line, "|", 3)
 		if len(f) != 3 {
-			return nil, fmt.Errorf("%w: squeue line %q: want 3 fields", ErrEngine, line)
+			return nil, fmt.Errorf("%w: squeue line %q: want 3 fields", ErrScheduler, line)
 		}
 		k, err := strconv.Atoi(f[0])
 		if err != nil {
-			return nil, fmt.Errorf("%w: squeue line %q: array index %q", ErrEngine, line, f[0])
+			return nil, fmt.Errorf("%w: squeue line %q: array index %q", ErrScheduler, line, f[0])
 		}
 		m[k] = TaskState{State: f[1], Reason: f[2]}
 	}
 	return m, nil
 }
 
-// Cancel implements Engine: scancel JOB or JOB_INDEX. Slurm sends SIGTERM
+// Cancel implements Scheduler: scancel JOB or JOB_INDEX. Slurm sends SIGTERM
 // to the task script and the dshaudit run under it, then SIGKILL after
 // KillWait.
-func (s *Slurm) Cancel(ctx context.Context, id string, index int) error {
+func (s *SlurmScheduler) Cancel(ctx context.Context, id string, index int) error {
 	target := id
 	if index >= 0 {
 		target += "_" + strconv.Itoa(index)
 	}
 	if _, err := s.run(ctx, "scancel", target); err != nil {
-		return fmt.Errorf("%w: %w", ErrEngine, err)
+		return fmt.Errorf("%w: %w", ErrScheduler, err)
 	}
 	return nil
 }

@@ -183,12 +183,12 @@ func (o *batchOptions) taskArgs() []string {
 	return out
 }
 
-func (o *batchOptions) engine() (batch.Engine, error) {
+func (o *batchOptions) scheduler() (batch.Scheduler, error) {
 	switch o.On {
 	case "local":
-		return &batch.Local{}, nil
+		return &batch.LocalScheduler{}, nil
 	case "slurm":
-		return &batch.Slurm{Mem: o.SlurmMem, CPUs: o.SlurmCPUs, Extra: o.SbatchArg}, nil
+		return &batch.SlurmScheduler{Mem: o.SlurmMem, CPUs: o.SlurmCPUs, Extra: o.SbatchArg}, nil
 	}
 	return nil, fmt.Errorf("%w: --on %q: want local or slurm", ErrUsage, o.On)
 }
@@ -220,11 +220,11 @@ func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	eng, err := o.engine()
+	sched, err := o.scheduler()
 	if err != nil {
 		return err
 	}
-	if err := eng.Check(ctx); err != nil {
+	if err := sched.Check(ctx); err != nil {
 		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 	}
 	dshaudit := o.TaskDshaudit
@@ -287,7 +287,7 @@ func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 		par = batch.DefaultLocalParallel()
 	}
 	outs, runErr := batch.Run(ctx, tasks, batch.Options{
-		Dir: dir, WorkDir: cwd, Engine: eng, Parallel: par, Retries: o.Retries, Backoff: o.Backoff, Poll: o.Poll,
+		Dir: dir, WorkDir: cwd, Scheduler: sched, Parallel: par, Retries: o.Retries, Backoff: o.Backoff, Poll: o.Poll,
 		Dshaudit: dshaudit, EngineTool: engineTool,
 		TaskArgs: func(t batch.Task) []string {
 			return append([]string{t.RunSpec, "--image=" + o.Image, "--key=" + keyAbs, "--out=" + t.Bundle, "--progress=always"}, runArgs...)
@@ -319,7 +319,7 @@ func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 			Tasks         []batch.Outcome `json:"tasks"`
 			Summary       verify.Summary  `json:"summary"`
 			Bundles       []verify.Item   `json:"bundles"`
-		}{BatchMediaType, 1, eng.Name(), o.Image, dir, outs, sum, items}); err != nil {
+		}{BatchMediaType, 1, sched.Name(), o.Image, dir, outs, sum, items}); err != nil {
 			return err
 		}
 	} else {

@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// fakeEngine is a scheduler for unit tests: a submitted task "runs" by
+// fakeScheduler is a scheduler for unit tests: a submitted task "runs" by
 // calling behave with the task's attempt and arguments; what behave
 // returns decides what the task leaves behind, as a real task would: a
 // bundle at --out, an exit code in exit/<k>, or nothing (lost).
-type fakeEngine struct {
+type fakeScheduler struct {
 	t      *testing.T
 	mu     sync.Mutex
 	wg     sync.WaitGroup
@@ -28,14 +28,14 @@ type fakeEngine struct {
 	perSpec map[string]int
 }
 
-func newFake(t *testing.T, behave func(attempt int, spec, out string) (int, string, bool)) *fakeEngine {
-	return &fakeEngine{t: t, states: map[string]map[int]TaskState{}, behave: behave, perSpec: map[string]int{}}
+func newFake(t *testing.T, behave func(attempt int, spec, out string) (int, string, bool)) *fakeScheduler {
+	return &fakeScheduler{t: t, states: map[string]map[int]TaskState{}, behave: behave, perSpec: map[string]int{}}
 }
 
-func (f *fakeEngine) Name() string                    { return "fake" }
-func (f *fakeEngine) Check(ctx context.Context) error { return nil }
+func (f *fakeScheduler) Name() string                    { return "fake" }
+func (f *fakeScheduler) Check(ctx context.Context) error { return nil }
 
-func (f *fakeEngine) Submit(_ context.Context, j Job) (string, error) {
+func (f *fakeScheduler) Submit(_ context.Context, j Job) (string, error) {
 	f.mu.Lock()
 	f.jobs = append(f.jobs, j)
 	id := strconv.Itoa(len(f.jobs))
@@ -52,7 +52,7 @@ func (f *fakeEngine) Submit(_ context.Context, j Job) (string, error) {
 	return id, nil
 }
 
-func (f *fakeEngine) run(id string, j Job, k int) {
+func (f *fakeScheduler) run(id string, j Job, k int) {
 	raw, err := os.ReadFile(filepath.Join(j.Dir, "args", strconv.Itoa(k)))
 	if err != nil {
 		f.t.Error(err)
@@ -91,7 +91,7 @@ func (f *fakeEngine) run(id string, j Job, k int) {
 	f.mu.Unlock()
 }
 
-func (f *fakeEngine) States(_ context.Context, id string) (map[int]TaskState, error) {
+func (f *fakeScheduler) States(_ context.Context, id string) (map[int]TaskState, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := map[int]TaskState{}
@@ -101,7 +101,7 @@ func (f *fakeEngine) States(_ context.Context, id string) (map[int]TaskState, er
 	return out, nil
 }
 
-func (f *fakeEngine) Cancel(_ context.Context, id string, index int) error {
+func (f *fakeScheduler) Cancel(_ context.Context, id string, index int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cancelled = append(f.cancelled, id+"_"+strconv.Itoa(index))
@@ -113,7 +113,7 @@ func (f *fakeEngine) Cancel(_ context.Context, id string, index int) error {
 	return nil
 }
 
-func (f *fakeEngine) jobSizes() []int {
+func (f *fakeScheduler) jobSizes() []int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var n []int
