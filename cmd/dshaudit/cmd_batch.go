@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/batch"
 	"github.com/dshaudit/dshaudit/bundle"
-	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/pkgsource"
 	"github.com/dshaudit/dshaudit/report"
@@ -224,91 +222,26 @@ func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	if err := sched.Check(ctx); err != nil {
-		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
-	}
-	dshaudit := o.TaskDshaudit
-	if dshaudit == "" {
-		if dshaudit, err = os.Executable(); err != nil {
-			return fmt.Errorf("%w: cannot find this dshaudit executable for the tasks: %w", ErrCouldNotRun, err)
-		}
-	}
-	engineTool := o.Run.Engine // "auto": the pre-flight accepts podman or docker
-	if o.On == "local" {
-		// The tasks run here: check the engine and the image once, before
-		// N tasks each fail the same way.
-		e, err := engine.Detect(ctx, o.Run.Engine)
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
-		}
-		if _, err := e.EnsureImage(ctx, o.Image, src); err != nil {
-			return fmt.Errorf("%w: image %s: %w", ErrCouldNotRun, o.Image, err)
-		}
-	}
-	keyAbs, err := filepath.Abs(o.Key)
-	if err != nil {
-		return fmt.Errorf("%w: --key: %w", ErrUsage, err)
-	}
-	dir, err := filepath.Abs(o.Out)
-	if err != nil {
-		return fmt.Errorf("%w: --out: %w", ErrUsage, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("%w: --out %q: %w", ErrUsage, o.Out, err)
-	}
-	if err := checkOutDir(filepath.Join(dir, "x")); err != nil {
-		return err
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-
-	progress := func(line string) { fmt.Fprintf(s.ErrOut, "dshaudit batch: %s\n", line) }
-	progress(fmt.Sprintf("resolving %d spec(s) to exact versions", len(entries)))
-	identify := func(ctx context.Context, sp pkgsource.Spec) (string, string, error) {
-		return pkgsource.Identify(ctx, sp, pkgsource.Options{Registry: o.Run.Registry})
-	}
-	tasks, unresolved, err := batch.Identify(ctx, entries, identify, dir, digest)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
-	}
-	for _, u := range unresolved {
-		progress(fmt.Sprintf("line %d %q: %s: %s", u.Line, u.Spec, u.State, u.Why))
-	}
-
 	vopts := verify.Options{Policy: attest.Policy{Key: signer.PublicKey()}, Limits: bundle.DefaultLimits()}
-	runArgs := o.taskArgs()
-	par := o.Parallel
-	if par == 0 && o.On == "local" {
-		par = batch.DefaultLocalParallel()
-	}
-	outs, runErr := batch.Run(ctx, tasks, batch.Options{
-		Dir: dir, WorkDir: cwd, Scheduler: sched, Parallel: par, Retries: o.Retries, Backoff: o.Backoff, Poll: o.Poll,
-		Dshaudit: dshaudit, EngineTool: engineTool,
-		TaskArgs: func(t batch.Task) []string {
-			return append([]string{t.RunSpec, "--image=" + o.Image, "--key=" + keyAbs, "--out=" + t.Bundle, "--progress=always"}, runArgs...)
-		},
-		Check:    batch.BundleChecker(vopts, digest),
-		Progress: progress,
+	res, err := batch.RunPlan(ctx, batch.PlanOptions{
+		Entries: entries, Image: o.Image, Digest: digest,
+		ImageSource: src, ContainerEngine: o.Run.Engine, // "auto": the pre-flight accepts podman or docker
+		Scheduler: sched, Out: o.Out, SigningKey: o.Key, Verify: vopts, Registry: o.Run.Registry,
+		Dshaudit: o.TaskDshaudit, RunArgs: o.taskArgs(),
+		Parallel: o.Parallel, Retries: o.Retries, Backoff: o.Backoff, Poll: o.Poll,
+		Probe:    func(dir string) error { return checkOutDir(filepath.Join(dir, "x")) },
+		Progress: func(line string) { fmt.Fprintf(s.ErrOut, "dshaudit batch: %s\n", line) },
 	})
-	if runErr != nil && ctx.Err() == nil {
-		if errors.Is(runErr, batch.ErrBusy) {
-			return fmt.Errorf("%w: %w", ErrUsage, runErr)
-		}
-		return fmt.Errorf("%w: %w", ErrCouldNotRun, runErr)
+	switch {
+	case res == nil && errors.Is(err, batch.ErrOption):
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	case res == nil && errors.Is(err, batch.ErrEnvironment):
+		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
+	case res == nil:
+		return err
 	}
-	outs = append(outs, unresolved...)
+	runErr := err // the context's: interrupted while the tasks ran
 
-	// The summary `dshaudit verify DIR` prints, with the same code.
-	var items []verify.Item
-	if paths, err := verify.Expand([]string{dir}); err == nil && len(paths) > 0 && ctx.Err() == nil {
-		items = verify.All(ctx, paths, vopts, 0)
-	}
-	sum := verify.Summarise(items)
 	if o.JSON {
 		if err := writeJSON(s.Out, struct {
 			MediaType     string          `json:"media_type"`
@@ -319,27 +252,27 @@ func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 			Tasks         []batch.Outcome `json:"tasks"`
 			Summary       verify.Summary  `json:"summary"`
 			Bundles       []verify.Item   `json:"bundles"`
-		}{BatchMediaType, 1, sched.Name(), o.Image, dir, outs, sum, items}); err != nil {
+		}{BatchMediaType, 1, res.Scheduler, o.Image, res.Dir, res.Tasks, res.Summary, res.Bundles}); err != nil {
 			return err
 		}
 	} else {
 		st := s.style()
-		printBatch(s.Out, st, outs)
-		fmt.Fprintf(s.Out, "\ndshaudit verify %s:\n", st.Field(dir))
-		printVerifySummary(s.Out, st, items, sum)
+		printBatch(s.Out, st, res.Tasks)
+		fmt.Fprintf(s.Out, "\ndshaudit verify %s:\n", st.Field(res.Dir))
+		printVerifySummary(s.Out, st, res.Bundles, res.Summary)
 	}
 	if runErr != nil {
 		return fmt.Errorf("interrupted; the job was cancelled, no bundle half-written: %w", runErr)
 	}
-	if o.Report != "" && len(items) > 0 {
+	if o.Report != "" && len(res.Bundles) > 0 {
 		// dshaudit report's site, with the same code; its listing goes
 		// to stderr when stdout carries the JSON object.
 		rs := s
 		if o.JSON {
 			rs = &streams{In: s.In, Out: s.ErrOut, ErrOut: s.ErrOut, Text: s.Text}
 		}
-		paths := make([]string, len(items))
-		for i, it := range items {
+		paths := make([]string, len(res.Bundles))
+		for i, it := range res.Bundles {
 			paths[i] = it.Path
 		}
 		ro := &reportOptions{Out: o.Report, Layout: report.Layout{MaxLines: report.DefaultMaxLines, Context: report.DefaultContext}}
@@ -348,7 +281,7 @@ func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 			return err
 		}
 	}
-	return batchExit(outs, sum)
+	return batchExit(res.Tasks, res.Summary)
 }
 
 // batchExit maps the outcomes to the exit code classes.
