@@ -211,7 +211,7 @@ func TestE2ESlurmPlanCancelAndResume(t *testing.T) {
 	if err := os.WriteFile(planFile, []byte(plan.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{planFile, "--on", "slurm", "--image", env.Image, "--key", key, "--out", out,
+	args := []string{planFile, "--on", "slurm", "--image", env.Image, "--signing-key", key, "--out", out,
 		"--t1-workspace-root", "--repeat", "1", "--retries", "0", "--poll", "500ms", "--parallel", "2", "--json"}
 
 	// Run 1: scancel the victim's array task while it runs.
@@ -325,7 +325,7 @@ func TestE2ESlurmNodeWithoutImage(t *testing.T) {
 	env, root, bin, tmp, key := e.env, e.root, e.bin, e.tmp, e.key
 	missing := strings.Split(env.Image, "@")[0] + "@sha256:" + strings.Repeat("0", 64)
 	code, res, _ := runBatch(t, bin, []string{filepath.Join(root, "testdata", "plugins", "pass"), "--on", "slurm",
-		"--image", missing, "--key", key, "--out", filepath.Join(tmp, "out"), "--retries", "0", "--poll", "500ms", "--json"}, nil)
+		"--image", missing, "--signing-key", key, "--out", filepath.Join(tmp, "out"), "--retries", "0", "--poll", "500ms", "--json"}, nil)
 	if code != 3 {
 		t.Fatalf("exit %d, want 3", code)
 	}
@@ -354,7 +354,7 @@ func TestE2EUnreachableSlurmctld(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "batch", "x@1.0.0", "--on", "slurm", "--image", e2etest.SandboxImage(t), "--key", key, "--out", filepath.Join(tmp, "out"))
+	cmd := exec.CommandContext(ctx, bin, "batch", "x@1.0.0", "--on", "slurm", "--image", e2etest.SandboxImage(t), "--signing-key", key, "--out", filepath.Join(tmp, "out"))
 	cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
 	out, err := cmd.CombinedOutput()
 	ee, ok := err.(*exec.ExitError)
@@ -374,7 +374,7 @@ func TestE2ESlurmInterrupt(t *testing.T) {
 	// going when the interrupt comes (config-failed ends within 5 s on a
 	// quiet machine, before it).
 	cmd := exec.Command(bin, "batch", filepath.Join(root, "testdata", "plugins", "pass"), "--on", "slurm",
-		"--image", env.Image, "--key", key, "--out", out, "--t1-workspace-root", "--repeat", "1", "--poll", "500ms")
+		"--image", env.Image, "--signing-key", key, "--out", out, "--t1-workspace-root", "--repeat", "1", "--poll", "500ms")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

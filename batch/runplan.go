@@ -136,7 +136,7 @@ func RunPlan(ctx context.Context, o PlanOptions) (*PlanResult, error) {
 	}
 	keyAbs, err := filepath.Abs(o.SigningKey)
 	if err != nil {
-		return nil, optionError("--key: %w", err)
+		return nil, optionError("--signing-key: %w", err)
 	}
 	dir, err := filepath.Abs(o.Out)
 	if err != nil {
@@ -178,7 +178,7 @@ func RunPlan(ctx context.Context, o PlanOptions) (*PlanResult, error) {
 		Dir: dir, WorkDir: cwd, Scheduler: o.Scheduler, Parallel: par, Retries: o.Retries, Backoff: o.Backoff, Poll: o.Poll,
 		Dshaudit: dshaudit, EngineTool: o.ContainerEngine,
 		TaskArgs: func(t Task) []string {
-			return append([]string{t.RunSpec, "--image=" + o.Image, "--key=" + keyAbs, "--out=" + t.Bundle, "--progress=always"}, o.RunArgs...)
+			return append([]string{t.RunSpec, "--image=" + o.Image, "--signing-key=" + keyAbs, "--out=" + t.Bundle, "--progress=always"}, o.RunArgs...)
 		},
 		Check:    BundleChecker(o.Verify, o.Digest),
 		Progress: o.Progress,

@@ -63,7 +63,7 @@ mkdir -p "$work/seq"
 t0=$(now)
 for s in "${specs[@]}"; do
 	# exit 1 (a verdict other than pass) is a result, not a failure
-	"$bin" run "$s" --image "$image" --key "$key" --out "$work/seq/$(basename "$s").dshaudit.tar.zst" \
+	"$bin" run "$s" --image "$image" --signing-key "$key" --out "$work/seq/$(basename "$s").dshaudit.tar.zst" \
 		"${run_flags[@]}" --progress never >/dev/null 2>&1 || true
 done
 t1=$(now)
@@ -76,7 +76,7 @@ bench() {
 	local out=$work/$name
 	local a b s
 	a=$(now)
-	"$bin" batch "${specs[@]}" --image "$image" --key "$key" --out "$out" "${run_flags[@]}" \
+	"$bin" batch "${specs[@]}" --image "$image" --signing-key "$key" --out "$out" "${run_flags[@]}" \
 		--retries 0 --poll 500ms "$@" >/dev/null 2>"$work/$name.log" || true
 	b=$(now)
 	s=$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')

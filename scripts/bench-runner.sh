@@ -40,7 +40,7 @@ go build -o "$WORK/dshaudit" ./cmd/dshaudit
 now() { date +%s.%N; }
 
 run_tool() {
-	"$WORK/dshaudit" run "$PWD/testdata/plugins/pass" --image "$IMAGE" --key "$WORK/bench.key" \
+	"$WORK/dshaudit" run "$PWD/testdata/plugins/pass" --image "$IMAGE" --signing-key "$WORK/bench.key" \
 		--t1-workspace-root --repeat 2 --out "$WORK/b.dshaudit.tar.zst" --json --progress never >"$WORK/tool.json"
 }
 

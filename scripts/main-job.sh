@@ -26,7 +26,7 @@ image=$(cat "$cache/sandbox-image.ref")
 # dsh 0.1.0-rc.8, the newest that installs here, needs -w on T1: the
 # flag records that as a condition deviation (DSHIO/T 21 8).
 status=0
-bin/dshaudit run "$spec" --image "$image" --key .dshaudit/dshaudit.key \
+bin/dshaudit run "$spec" --image "$image" --signing-key .dshaudit/dshaudit.key \
   --t1-workspace-root --out "$out" || status=$?
 # 1 = a bundle was written and its verdict is not pass: still verify it.
 if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then exit "$status"; fi

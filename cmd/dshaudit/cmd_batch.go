@@ -26,7 +26,7 @@ import (
 type batchOptions struct {
 	Args     []string
 	Image    string
-	Key      string
+	Sign     signFlags
 	Out      string
 	On       string
 	Parallel int
@@ -57,7 +57,7 @@ func newBatchCmd(s *streams) *cobra.Command { return batchCommand(&batchOptions{
 // batchCommand builds the command around o.
 func batchCommand(o *batchOptions, s *streams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "batch PLAN|SPEC... --image NAME@sha256:DIGEST --key KEY --out DIR [--on local|slurm] [flags]",
+		Use:   "batch PLAN|SPEC... --image NAME@sha256:DIGEST --signing-key KEY --out DIR [--on local|slurm] [flags]",
 		Short: "Run many plugins on Slurm or locally, resumably, and verify what comes back",
 		Long: `batch runs an ordinary "dshaudit run" for every package spec of a plan, on
 Slurm (one array job, one task per spec) or on this machine, writes each
@@ -77,7 +77,7 @@ as that exact name@version, a local one by its absolute path, which must be
 the same on every node (shared storage).
 
 Resumable: a spec whose bundle is already in DIR and verifies (signature
-with the public half of --key, files, verdicts, same package, same image
+with the public half of --signing-key, files, verdicts, same package, same image
 digest) is not run again. A task that fails (exit 3, killed, cancelled,
 lost with its node, a bundle that does not verify) is retried up to
 --retries times, the wait doubling from --retry-backoff. Ctrl-C cancels the
@@ -112,14 +112,14 @@ Exit codes:
   130  interrupted: the job is cancelled, nothing half-written is left`,
 		Example: `  # a plan on the local Slurm cluster, fixtures with the -w deviation
   dshaudit batch plan.txt --on slurm --image localhost/dsh-sandbox:0.1.0-rc.8@sha256:… \
-      --key dshaudit.key --out bundles/ --t1-workspace-root
+      --signing-key dshaudit.key --out bundles/ --t1-workspace-root
 
   # the same specs on this machine, given on the command line
   dshaudit batch ./plugin-a ./plugin-b hello-dsh-plugin@^1 --on local \
-      --image dsh-sandbox@sha256:… --key k.pem --out bundles/ --t1-workspace-root
+      --image dsh-sandbox@sha256:… --signing-key k.pem --out bundles/ --t1-workspace-root
 
   # run it again: only specs without a verified bundle run
-  dshaudit batch plan.txt --on slurm --image … --key k.pem --out bundles/ --t1-workspace-root`,
+  dshaudit batch plan.txt --on slurm --image … --signing-key k.pem --out bundles/ --t1-workspace-root`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Args = args
@@ -128,7 +128,8 @@ Exit codes:
 	}
 	f := c.Flags()
 	f.StringVar(&o.Image, "image", "", "sandbox image NAME[:TAG]@sha256:DIGEST (required)")
-	f.StringVar(&o.Key, "key", "", "private signing key every task signs with (required; its public half verifies the bundles)")
+	o.Sign.register(f, "private signing key every task signs with (required; its public half verifies the bundles)")
+	o.Sign.registerLegacyKey(f)
 	f.StringVar(&o.Out, "out", "", "directory for the bundles, on storage every node shares (required)")
 	f.StringVar(&o.On, "on", "local", "engine: local (processes on this machine) or slurm (one array job)")
 	f.IntVar(&o.Parallel, "parallel", 0, "tasks at once (local default: half the CPUs; slurm: the array's %K, default unlimited)")
@@ -193,16 +194,19 @@ func (o *batchOptions) scheduler() (batch.Scheduler, error) {
 
 func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 	ctx := cmd.Context()
-	if o.Image == "" || o.Key == "" || o.Out == "" {
-		return fmt.Errorf("%w: --image NAME@sha256:DIGEST, --key KEY and --out DIR are required", ErrUsage)
+	if err := o.Sign.applyLegacyKey(s.ErrOut); err != nil {
+		return err
+	}
+	if o.Image == "" || o.Sign.SigningKey == "" || o.Out == "" {
+		return fmt.Errorf("%w: --image NAME@sha256:DIGEST, --signing-key KEY and --out DIR are required", ErrUsage)
 	}
 	digest, err := batch.ImageDigest(o.Image)
 	if err != nil {
 		return fmt.Errorf("%w: --image: %w (DSHIO/T 21 5.1.2: a tag can be overwritten, a digest cannot)", ErrUsage, err)
 	}
-	signer, err := attest.LoadSigner(o.Key)
+	signer, err := attest.LoadSigner(o.Sign.SigningKey)
 	if err != nil {
-		return fmt.Errorf("%w: --key: %w", ErrUsage, err)
+		return fmt.Errorf("%w: %s: %w", ErrUsage, o.Sign.flag(), err)
 	}
 	if o.Parallel < 0 || o.Retries < 0 || o.Poll <= 0 || o.Backoff < 0 {
 		return fmt.Errorf("%w: --parallel, --retries and --retry-backoff must not be negative, --poll must be positive", ErrUsage)
@@ -226,7 +230,7 @@ func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 	res, err := batch.RunPlan(ctx, batch.PlanOptions{
 		Entries: entries, Image: o.Image, Digest: digest,
 		ImageSource: src, ContainerEngine: o.Run.Engine, // "auto": the pre-flight accepts podman or docker
-		Scheduler: sched, Out: o.Out, SigningKey: o.Key, Verify: vopts, Registry: o.Run.Registry,
+		Scheduler: sched, Out: o.Out, SigningKey: o.Sign.SigningKey, Verify: vopts, Registry: o.Run.Registry,
 		Dshaudit: o.TaskDshaudit, RunArgs: o.taskArgs(),
 		Parallel: o.Parallel, Retries: o.Retries, Backoff: o.Backoff, Poll: o.Poll,
 		Probe:    func(dir string) error { return checkOutDir(filepath.Join(dir, "x")) },

@@ -38,7 +38,7 @@ func TestBatchPlanLineNotASpec(t *testing.T) {
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "plan.txt")
 	os.WriteFile(plan, []byte("# plan\nok-plugin@1.0.0\nhttps://example.com/x.tgz\nnot a spec\n"), 0o644)
-	code, _, stderr := runBatchCLI(t, "", plan, "--image", batchImage, "--key", batchKey(t), "--out", filepath.Join(dir, "out"))
+	code, _, stderr := runBatchCLI(t, "", plan, "--image", batchImage, "--signing-key", batchKey(t), "--out", filepath.Join(dir, "out"))
 	if code != ExitUsage {
 		t.Fatalf("exit %d, want 2; stderr %s", code, stderr)
 	}
@@ -51,7 +51,7 @@ func TestBatchPlanLineNotASpec(t *testing.T) {
 
 func TestBatchPlanFromStdin(t *testing.T) {
 	dir := t.TempDir()
-	code, _, stderr := runBatchCLI(t, "\n# only comments\n", "-", "--image", batchImage, "--key", batchKey(t), "--out", dir)
+	code, _, stderr := runBatchCLI(t, "\n# only comments\n", "-", "--image", batchImage, "--signing-key", batchKey(t), "--out", dir)
 	if code != ExitUsage || !strings.Contains(stderr, "stdin lists no package spec") {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
@@ -65,11 +65,11 @@ func TestBatchUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no image", []string{"x@1.0.0", "--key", key, "--out", out}, "--image NAME@sha256:DIGEST, --key KEY and --out DIR are required"},
-		{"tag only", []string{"x@1.0.0", "--image", "dsh-sandbox:1", "--key", key, "--out", out}, "a tag can be overwritten"},
-		{"bad engine", []string{"x@1.0.0", "--image", batchImage, "--key", key, "--out", out, "--on", "kubernetes"}, `--on "kubernetes": want local or slurm`},
-		{"bad key", []string{"x@1.0.0", "--image", batchImage, "--key", filepath.Join(out, "none.key"), "--out", out}, "--key"},
-		{"repeat 0", []string{"x@1.0.0", "--image", batchImage, "--key", key, "--out", out, "--repeat", "0"}, "--repeat must be at least 1"},
+		{"no image", []string{"x@1.0.0", "--signing-key", key, "--out", out}, "--image NAME@sha256:DIGEST, --signing-key KEY and --out DIR are required"},
+		{"tag only", []string{"x@1.0.0", "--image", "dsh-sandbox:1", "--signing-key", key, "--out", out}, "a tag can be overwritten"},
+		{"bad engine", []string{"x@1.0.0", "--image", batchImage, "--signing-key", key, "--out", out, "--on", "kubernetes"}, `--on "kubernetes": want local or slurm`},
+		{"bad key", []string{"x@1.0.0", "--image", batchImage, "--signing-key", filepath.Join(out, "none.key"), "--out", out}, "--signing-key: "},
+		{"repeat 0", []string{"x@1.0.0", "--image", batchImage, "--signing-key", key, "--out", out, "--repeat", "0"}, "--repeat must be at least 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runBatchCLI(t, "", c.args...)
@@ -98,7 +98,7 @@ func TestBatchTaskArgsAreTheRunFlagsGiven(t *testing.T) {
 func TestBatchLocalMissingImage(t *testing.T) {
 	sandbox.Setup(t)
 	dir := t.TempDir()
-	code, stdout, stderr := runBatchCLI(t, "", "../../testdata/plugins/pass", "--image", batchImage, "--key", batchKey(t), "--out", dir)
+	code, stdout, stderr := runBatchCLI(t, "", "../../testdata/plugins/pass", "--image", batchImage, "--signing-key", batchKey(t), "--out", dir)
 	if code != ExitCouldNotRun || !strings.Contains(stderr, "image "+batchImage) || !strings.Contains(stderr, "not found") {
 		t.Fatalf("exit %d, stderr %q; want 3 naming the image", code, stderr)
 	}

@@ -25,9 +25,11 @@ const ReplayMediaType = "application/vnd.dshaudit.replay-result.v1+json"
 
 // replayOptions are the flags of `dshaudit replay`.
 type replayOptions struct {
-	Bundle           string
-	Trust            verifyOptions // --pub / --trusted-root … for the original
-	Key              string        // signs the new bundle
+	Bundle string
+	Trust  trustFlags // --key / --trusted-root … verify the original
+	Sign   signFlags  // --signing-key signs the new bundle
+	// pub is --pub, the trusted key's old name (hidden, deprecated).
+	pub              string
 	ImageFrom        string
 	InsecureLoop     bool
 	PackageFile      string
@@ -40,7 +42,7 @@ type replayOptions struct {
 func newReplayCmd(s *streams) *cobra.Command {
 	o := &replayOptions{}
 	c := &cobra.Command{
-		Use:   "replay BUNDLE --pub PUB --key KEY [--image-from SOURCE] [--out FILE]",
+		Use:   "replay BUNDLE (--key PUB | --trusted-root FILE ...) --signing-key KEY [--image-from SOURCE] [--out FILE]",
 		Short: "Re-run a bundle's sequence against its image digest and compare stage by stage",
 		Long: `replay reproduces a run from its bundle: it verifies the original (refusing
 one that does not verify unless --unverified-unsafe), gets the image by the
@@ -63,6 +65,10 @@ release).
 A local package (tarball or directory) is not inside the bundle: give it
 with --package-file; its sha256 must equal the recorded one.
 
+--key (or --trusted-root and an identity rule) is whom the original must
+be signed by, as for verify; --signing-key signs the new bundle. The old
+spelling "--pub PUB --key KEY" (KEY signing) still works, with a warning.
+
 Exit codes:
   0  REPRODUCED
   1  DIFFERENT, or the original does not verify
@@ -70,14 +76,14 @@ Exit codes:
   3  COULD-NOT-RUN
   130 interrupted; no partial bundle, no container left`,
 		Example: `  # reproduce a year-old run from its bundle and the archived image
-  dshaudit replay hello-dsh-plugin-1.0.0.dshaudit.tar.zst --pub author.pub \
-      --key me.key --image-from oci-archive:dsh-sandbox.oci.tar
+  dshaudit replay hello-dsh-plugin-1.0.0.dshaudit.tar.zst --key author.pub \
+      --signing-key me.key --image-from oci-archive:dsh-sandbox.oci.tar
 
   # a local fixture plugin: the tarball is given again
-  dshaudit replay pass.dshaudit.tar.zst --pub author.pub --key me.key \
+  dshaudit replay pass.dshaudit.tar.zst --key author.pub --signing-key me.key \
       --package-file testdata/plugins/pass --out pass.replay.dshaudit.tar.zst
 
-  dshaudit replay b.dshaudit.tar.zst --pub author.pub --key me.key --json`,
+  dshaudit replay b.dshaudit.tar.zst --key author.pub --signing-key me.key --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Bundle = args[0]
@@ -85,12 +91,12 @@ Exit codes:
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Trust.Key, "pub", "", "verify the original with this public key")
-	f.StringVar(&o.Trust.TrustedRoot, "trusted-root", "", "verify a keyless original with this Sigstore trusted_root.json")
-	f.StringVar(&o.Trust.Identity, "certificate-identity", "", "keyless: the exact certificate identity")
-	f.StringVar(&o.Trust.OIDCIssuer, "certificate-oidc-issuer", "", "keyless: the exact OIDC issuer")
-	f.BoolVar(&o.Trust.InsecureAnyIdentity, "insecure-any-identity", false, "keyless: accept any identity (unsafe)")
-	f.StringVar(&o.Key, "key", "", "private key that signs the new bundle (required)")
+	o.Trust.register(f)
+	f.StringVar(&o.pub, "pub", "", "deprecated: the old name of --key")
+	if err := f.MarkHidden("pub"); err != nil {
+		panic(err)
+	}
+	o.Sign.register(f, "private key that signs the new bundle (required)")
 	f.StringVar(&o.ImageFrom, "image-from", "engine", "engine, registry, oci-layout:DIR or oci-archive:FILE")
 	f.BoolVar(&o.InsecureLoop, "insecure-loopback-registry", false, "with --image-from registry: allow plain HTTP to a loopback registry")
 	f.StringVar(&o.PackageFile, "package-file", "", "the tarball or directory of a local subject")
@@ -116,17 +122,40 @@ func (o *replayOptions) imageSource() (engine.Source, error) {
 	return engine.Source{}, fmt.Errorf("%w: --image-from %q: want engine, registry, oci-layout:DIR or oci-archive:FILE", ErrUsage, o.ImageFrom)
 }
 
+// applyOldSpelling reads replay's old flags, with a warning on errOut:
+// --pub was the trusted key, and beside it --key was the signing key. It
+// returns the flag the trusted key came with, for errors.
+func (o *replayOptions) applyOldSpelling(errOut io.Writer) (keyFlag, signFlag string, err error) {
+	switch {
+	case o.pub == "":
+		return "--key", "--signing-key", nil
+	case o.Trust.Key == "":
+		fmt.Fprintln(errOut, "dshaudit: --pub is deprecated: use --key for the public key that verifies the original")
+		o.Trust.Key = o.pub
+		return "--pub", "--signing-key", nil
+	case o.Sign.SigningKey != "":
+		return "", "", fmt.Errorf("%w: --pub with --key is the old spelling, where --key signs; with --signing-key, give --key for the trusted key and no --pub", ErrUsage)
+	}
+	fmt.Fprintln(errOut, "dshaudit: --pub PUB --key KEY is the old spelling (KEY signs the new bundle); use --key PUB --signing-key KEY")
+	o.Sign.SigningKey, o.Trust.Key = o.Trust.Key, o.pub
+	return "--pub", "--key", nil
+}
+
 func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
-	pol, err := o.Trust.policyWith("--pub")
+	keyFlag, signFlag, err := o.applyOldSpelling(s.ErrOut)
 	if err != nil {
-		return fmt.Errorf("%w (--pub or --trusted-root verifies the original)", err)
+		return err
 	}
-	if o.Key == "" {
-		return fmt.Errorf("%w: --key is required: the new bundle is signed", ErrUsage)
-	}
-	signer, err := attest.LoadSigner(o.Key)
+	pol, err := o.Trust.policyWith(keyFlag)
 	if err != nil {
-		return fmt.Errorf("%w: --key: %w", ErrUsage, err)
+		return fmt.Errorf("%w (%s or --trusted-root verifies the original)", err, keyFlag)
+	}
+	if o.Sign.SigningKey == "" {
+		return fmt.Errorf("%w: --signing-key is required: the new bundle is signed", ErrUsage)
+	}
+	signer, err := attest.LoadSigner(o.Sign.SigningKey)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrUsage, signFlag, err)
 	}
 	src, err := o.imageSource()
 	if err != nil {

@@ -68,7 +68,7 @@ func TestDockerRunAndReplayFromArchive(t *testing.T) {
 
 	orig := filepath.Join(dir, "pass"+manifest.BundleSuffix)
 	code, runOut, errs := timedCLI(t, "run --engine docker", "run", pass, "--engine", "docker", "--image", img, "--image-archive", archive,
-		"--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
+		"--signing-key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
 	if code != ExitOK {
 		t.Fatalf("run --engine docker: exit %d, want %d (pass)\nstdout %s\nstderr %s", code, ExitOK, runOut, errs)
 	}
@@ -82,7 +82,7 @@ func TestDockerRunAndReplayFromArchive(t *testing.T) {
 		t.Fatalf("docker still has %s:\n%s", loaded.ID, out)
 	}
 	out := filepath.Join(dir, "pass.replay"+manifest.BundleSuffix)
-	code, stdout, errs := timedCLI(t, "replay --engine docker --image-from oci-archive", "replay", orig, "--engine", "docker", "--pub", pub, "--key", key,
+	code, stdout, errs := timedCLI(t, "replay --engine docker --image-from oci-archive", "replay", orig, "--engine", "docker", "--key", pub, "--signing-key", key,
 		"--package-file", pass, "--out", out, "--image-from", "oci-archive:"+archive)
 	if code != ExitOK || !strings.Contains(stdout, "\nRESULT: REPRODUCED\n") {
 		t.Fatalf("replay from the archive on docker: exit %d, want %d (REPRODUCED)\nstdout %s\nstderr %s", code, ExitOK, stdout, errs)

@@ -85,14 +85,14 @@ func TestReplayUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no key", []string{"replay", b, "--pub", pub}, "--key"},
-		{"no trust", []string{"replay", b, "--key", key}, "--pub"},
-		{"unreadable pub", []string{"replay", b, "--key", key, "--pub", key}, "--pub: "},
-		{"bad image source", []string{"replay", b, "--pub", pub, "--key", key, "--image-from", "tarball:x"}, "--image-from"},
-		{"archive without path", []string{"replay", b, "--pub", pub, "--key", key, "--image-from", "oci-archive"}, "--image-from"},
-		{"out dir missing", []string{"replay", b, "--pub", pub, "--key", key, "--out", "/nonexistent/dir/r.tar.zst"}, "not writable"},
-		{"unreadable bundle", []string{"replay", b, "--pub", pub, "--key", key, "--out", filepath.Join(dir, "r"+manifest.BundleSuffix)}, "original bundle unreadable"},
-		{"two bundles", []string{"replay", b, b, "--pub", pub, "--key", key}, "arg"},
+		{"no key", []string{"replay", b, "--key", pub}, "--signing-key is required"},
+		{"no trust", []string{"replay", b, "--signing-key", key}, "give exactly one of --key or --trusted-root"},
+		{"unreadable pub", []string{"replay", b, "--signing-key", key, "--key", key}, "--key: "},
+		{"bad image source", []string{"replay", b, "--key", pub, "--signing-key", key, "--image-from", "tarball:x"}, "--image-from"},
+		{"archive without path", []string{"replay", b, "--key", pub, "--signing-key", key, "--image-from", "oci-archive"}, "--image-from"},
+		{"out dir missing", []string{"replay", b, "--key", pub, "--signing-key", key, "--out", "/nonexistent/dir/r.tar.zst"}, "not writable"},
+		{"unreadable bundle", []string{"replay", b, "--key", pub, "--signing-key", key, "--out", filepath.Join(dir, "r"+manifest.BundleSuffix)}, "original bundle unreadable"},
+		{"two bundles", []string{"replay", b, b, "--key", pub, "--signing-key", key}, "arg"},
 	} {
 		code, out, errs := runRunCLI(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errs, tc.want) || out != "" {
@@ -129,14 +129,14 @@ func TestReplayCLIDifferent(t *testing.T) {
 
 	dir := t.TempDir()
 	orig := filepath.Join(dir, "unstable"+manifest.BundleSuffix)
-	code, _, errs := timedCLI(t, "original", "run", pkg, "--image", img, "--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
+	code, _, errs := timedCLI(t, "original", "run", pkg, "--image", img, "--signing-key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
 	if code != ExitOK || asked.Load() != 1 {
 		t.Fatalf("original: exit %d, counter asked %d times; want %d (pass), once\n%s", code, asked.Load(), ExitOK, errs)
 	}
 
 	answer.Store("fail")
 	out := filepath.Join(dir, "unstable.replay"+manifest.BundleSuffix)
-	code, stdout, errs := timedCLI(t, "replay", "replay", orig, "--pub", pub, "--key", key, "--package-file", pkg, "--out", out, "--json")
+	code, stdout, errs := timedCLI(t, "replay", "replay", orig, "--key", pub, "--signing-key", key, "--package-file", pkg, "--out", out, "--json")
 	if code != ExitFindings {
 		t.Fatalf("replay: exit %d, want %d (DIFFERENT)\nstdout %s\nstderr %s", code, ExitFindings, stdout, errs)
 	}
@@ -274,7 +274,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 	// The original.
 	orig := filepath.Join(dir, "pass"+manifest.BundleSuffix)
 	code, _, errs := timedCLI(t, "original", "run", pass, "--image", published, "--pull", "--insecure-loopback-registry",
-		"--key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
+		"--signing-key", key, "--t1-workspace-root", "--repeat", "1", "--out", orig)
 	if code != ExitOK {
 		t.Fatalf("original: exit %d, want %d (pass)\n%s", code, ExitOK, errs)
 	}
@@ -297,7 +297,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 		{"registry", engine.ErrRegistryUnreachable.Error()},
 		{"engine", engine.ErrImageNotFound.Error()},
 	} {
-		args := []string{"replay", orig, "--pub", pub, "--key", key, "--package-file", pass, "--out", out, "--json", "--image-from", tc.from}
+		args := []string{"replay", orig, "--key", pub, "--signing-key", key, "--package-file", pass, "--out", out, "--json", "--image-from", tc.from}
 		if tc.from == "registry" {
 			args = append(args, "--insecure-loopback-registry")
 		}
@@ -313,7 +313,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 		assertAbsent(t, out)
 	}
 
-	code, stdout, errs := timedCLI(t, "replay --image-from oci-archive", "replay", orig, "--pub", pub, "--key", key,
+	code, stdout, errs := timedCLI(t, "replay --image-from oci-archive", "replay", orig, "--key", pub, "--signing-key", key,
 		"--package-file", pass, "--out", out, "--image-from", "oci-archive:"+archive)
 	if code != ExitOK || !strings.Contains(stdout, "\nRESULT: REPRODUCED\n") || !strings.Contains(stdout, "fingerprints equal: true") {
 		t.Fatalf("replay from the archive: exit %d, want %d (REPRODUCED)\nstdout %s\nstderr %s", code, ExitOK, stdout, errs)
@@ -338,7 +338,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 		t.Fatal(err)
 	}
 	out3 := filepath.Join(dir, "other.replay"+manifest.BundleSuffix)
-	code, stdout, errs = timedCLI(t, "replay with another package", "replay", orig, "--pub", pub, "--key", key,
+	code, stdout, errs = timedCLI(t, "replay with another package", "replay", orig, "--key", pub, "--signing-key", key,
 		"--package-file", other, "--out", out3, "--image-from", "engine")
 	if code != ExitFindings || !strings.Contains(errs, replay.ErrSubjectMismatch.Error()) {
 		t.Errorf("another package: exit %d, want %d naming %q\nstdout %s\nstderr %s", code, ExitFindings, replay.ErrSubjectMismatch, stdout, errs)
@@ -356,7 +356,7 @@ func TestReplayCLIYearOld(t *testing.T) {
 		t.Fatal(err)
 	}
 	out2 := filepath.Join(dir, "edited.replay"+manifest.BundleSuffix)
-	code, stdout, errs = timedCLI(t, "replay of an edited original", "replay", edited, "--pub", pub, "--key", key,
+	code, stdout, errs = timedCLI(t, "replay of an edited original", "replay", edited, "--key", pub, "--signing-key", key,
 		"--package-file", pass, "--out", out2, "--image-from", "oci-archive:"+archive)
 	if code != ExitFindings || !strings.Contains(errs, "does not verify") || !strings.Contains(errs, "nothing was run") {
 		t.Errorf("edited original: exit %d, want %d\nstdout %s\nstderr %s", code, ExitFindings, stdout, errs)

@@ -21,7 +21,8 @@ import (
 // reportOptions are the flags of `dshaudit report`.
 type reportOptions struct {
 	Bundles []string
-	Trust   verifyOptions // --key / --trusted-root …, and the reader limits
+	Trust   trustFlags // --key / --trusted-root …
+	limitFlags
 	Claim   string
 	Package string
 	Replay  string
@@ -64,7 +65,7 @@ Exit codes:
   dshaudit report b.dshaudit.tar.zst --key dshaudit.pub -o report.html
 
   # with the README's claim and a replay result
-  dshaudit replay b.dshaudit.tar.zst --pub dshaudit.pub --key me.key --json > replay.json
+  dshaudit replay b.dshaudit.tar.zst --key dshaudit.pub --signing-key me.key --json > replay.json
   dshaudit report b.dshaudit.tar.zst --key dshaudit.pub --claim README.md \
       --replay replay.json -o report.html
 
@@ -77,14 +78,14 @@ Exit codes:
 		},
 	}
 	f := c.Flags()
-	o.Trust.registerTrust(f)
+	o.Trust.register(f)
 	f.StringVar(&o.Claim, "claim", "", "check the declarations of conformity in this README, text or package tarball")
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
 	f.StringVar(&o.Replay, "replay", "", "show this result of dshaudit replay --json")
 	f.StringVarP(&o.Out, "output", "o", "", "the page to write (default: stdout); with many bundles, a directory")
 	f.IntVar(&o.Layout.MaxLines, "max-lines", report.DefaultMaxLines, "show at most this many lines of one evidence file")
 	f.IntVar(&o.Layout.Context, "context", report.DefaultContext, "lines either side of a first_error line that stay open")
-	o.Trust.registerLimits(f)
+	o.limitFlags.register(f)
 	return c
 }
 
@@ -93,13 +94,13 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	if err := o.Trust.checkLimits(); err != nil {
+	if err := o.checkLimits(); err != nil {
 		return err
 	}
 	if o.Layout.MaxLines < 1 || o.Layout.Context < 1 {
 		return fmt.Errorf("%w: --max-lines and --context must be positive", ErrUsage)
 	}
-	opts := verify.Options{Policy: pol, Limits: o.Trust.Limits, RuleLimits: o.Trust.RuleLimits}
+	opts := verify.Options{Policy: pol, Limits: o.Limits, RuleLimits: o.RuleLimits}
 	paths, err := verify.Expand(o.Bundles)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

@@ -27,7 +27,7 @@ type runOptions struct {
 	ImageLayout     string
 	Pull            bool
 	InsecureLoop    bool
-	Key             string
+	Sign            signFlags
 	Out             string
 	Repeat          int
 	Baseline        string
@@ -45,7 +45,7 @@ type runOptions struct {
 func newRunCmd(s *streams) *cobra.Command {
 	o := &runOptions{}
 	c := &cobra.Command{
-		Use:   "run PACKAGE-SPEC --image NAME@sha256:DIGEST --key KEY [flags]",
+		Use:   "run PACKAGE-SPEC --image NAME@sha256:DIGEST --signing-key KEY [flags]",
 		Short: "Run T0–T4 for real and write a signed evidence bundle",
 		Long: `run tests one DSH plugin as DSHIO/T 20 describes, under the conditions of
 DSHIO/T 21, and writes everything it observed into a signed, deterministic
@@ -90,11 +90,11 @@ Exit codes:
        full; no bundle
   130  interrupted: no bundle, no container, no temporary file left`,
 		Example: `  # a local plugin directory, with the -w deviation dsh 0.1.0-rc.8 needs
-  dshaudit run ./my-plugin --image dsh-sandbox:1@sha256:… --key dshaudit.key \
+  dshaudit run ./my-plugin --image dsh-sandbox:1@sha256:… --signing-key dshaudit.key \
       --t1-workspace-root
 
   # a published version, one repetition (recorded as a deviation)
-  dshaudit run my-plugin@1.2.3 --image dsh-sandbox:1@sha256:… --key k.pem \
+  dshaudit run my-plugin@1.2.3 --image dsh-sandbox:1@sha256:… --signing-key k.pem \
       --t1-workspace-root --repeat 1 --out my-plugin.dshaudit.tar.zst --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -109,7 +109,8 @@ Exit codes:
 	}
 	f := c.Flags()
 	f.StringVar(&o.Image, "image", "", "sandbox image NAME[:TAG]@sha256:DIGEST (required; a tag alone is refused)")
-	f.StringVar(&o.Key, "key", "", "private signing key (PKCS #8 PEM, see dshaudit key generate) (required)")
+	o.Sign.register(f, "private signing key (PKCS #8 PEM, see dshaudit key generate) (required)")
+	o.Sign.registerLegacyKey(f)
 	f.StringVar(&o.Out, "out", "", "bundle file (default <name>-<version>"+manifest.BundleSuffix+" in the current directory)")
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+runner.SummaryMediaType+") instead of the text summary")
 	o.registerConditionFlags(f)
@@ -181,12 +182,15 @@ func runRun(ctx context.Context, o *runOptions, s *streams) error {
 	if _, err := engine.ParsePinned(o.Image); err != nil {
 		return fmt.Errorf("%w: --image: %w (DSHIO/T 21 5.1.2: a tag can be overwritten, a digest cannot)", ErrUsage, err)
 	}
-	if o.Key == "" {
-		return fmt.Errorf("%w: --key is required: the bundle is signed (create one with dshaudit key generate)", ErrUsage)
+	if err := o.Sign.applyLegacyKey(s.ErrOut); err != nil {
+		return err
 	}
-	signer, err := attest.LoadSigner(o.Key)
+	if o.Sign.SigningKey == "" {
+		return fmt.Errorf("%w: --signing-key is required: the bundle is signed (create one with dshaudit key generate)", ErrUsage)
+	}
+	signer, err := attest.LoadSigner(o.Sign.SigningKey)
 	if err != nil {
-		return fmt.Errorf("%w: --key: %w", ErrUsage, err)
+		return fmt.Errorf("%w: %s: %w", ErrUsage, o.Sign.flag(), err)
 	}
 	src, err := o.imageSource()
 	if err != nil {

@@ -44,13 +44,13 @@ func TestRunUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unpinned image", []string{"run", "./x", "--image", "localhost/x:1", "--key", key}, "sha256"},
-		{"no image", []string{"run", "./x", "--key", key}, "--image"},
-		{"no key", []string{"run", "./x", "--image", fakePinned}, "--key"},
-		{"bad key", []string{"run", "./x", "--image", fakePinned, "--key", "/nonexistent"}, "--key"},
-		{"two specs", []string{"run", "a", "b", "--image", fakePinned, "--key", key}, "exactly one"},
-		{"out dir missing", []string{"run", "./x", "--image", fakePinned, "--key", key, "--out", "/nonexistent/dir/b.tar.zst"}, "not writable"},
-		{"bad progress", []string{"run", "./x", "--image", fakePinned, "--key", key, "--progress", "sometimes"}, "--progress"},
+		{"unpinned image", []string{"run", "./x", "--image", "localhost/x:1", "--signing-key", key}, "sha256"},
+		{"no image", []string{"run", "./x", "--signing-key", key}, "--image"},
+		{"no key", []string{"run", "./x", "--image", fakePinned}, "--signing-key is required"},
+		{"bad key", []string{"run", "./x", "--image", fakePinned, "--signing-key", "/nonexistent"}, "--signing-key: "},
+		{"two specs", []string{"run", "a", "b", "--image", fakePinned, "--signing-key", key}, "exactly one"},
+		{"out dir missing", []string{"run", "./x", "--image", fakePinned, "--signing-key", key, "--out", "/nonexistent/dir/b.tar.zst"}, "not writable"},
+		{"bad progress", []string{"run", "./x", "--image", fakePinned, "--signing-key", key, "--progress", "sometimes"}, "--progress"},
 	} {
 		code, out, errs := runRunCLI(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errs, tc.want) || out != "" {
@@ -67,7 +67,7 @@ func TestRunEngineMissing(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
 	key, _ := runTestKey(t)
 	out := filepath.Join(t.TempDir(), "b.dshaudit.tar.zst")
-	code, _, errs := runRunCLI(t, "run", "../../testdata/plugins/pass", "--image", fakePinned, "--key", key, "--engine", "docker", "--out", out)
+	code, _, errs := runRunCLI(t, "run", "../../testdata/plugins/pass", "--image", fakePinned, "--signing-key", key, "--engine", "docker", "--out", out)
 	if code != ExitCouldNotRun || !strings.Contains(errs, "engine") {
 		t.Errorf("exit %d stderr %q, want %d naming the engine", code, errs, ExitCouldNotRun)
 	}
@@ -87,7 +87,7 @@ func TestRunCLIEndToEnd(t *testing.T) {
 	key, pub := runTestKey(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "if.dshaudit.tar.zst")
-	code, stdout, errs := runRunCLI(t, "run", "../../testdata/plugins/install-failed", "--image", img, "--key", key,
+	code, stdout, errs := runRunCLI(t, "run", "../../testdata/plugins/install-failed", "--image", img, "--signing-key", key,
 		"--t1-workspace-root", "--repeat", "1", "--out", out, "--json")
 	if code != ExitFindings {
 		t.Fatalf("exit %d, want %d (bundle written, verdict not pass); stderr:\n%s", code, ExitFindings, errs)
@@ -153,7 +153,7 @@ func TestRunCtrlC(t *testing.T) {
 		before[n] = true
 	}
 	outDir := t.TempDir()
-	cmd := exec.Command(bin, "run", "../../testdata/plugins/pass", "--image", img, "--key", key,
+	cmd := exec.Command(bin, "run", "../../testdata/plugins/pass", "--image", img, "--signing-key", key,
 		"--t1-workspace-root", "--out", filepath.Join(outDir, "b"+manifest.BundleSuffix), "--progress", "always")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -193,7 +193,7 @@ func TestRunImageMissing(t *testing.T) {
 	e2etest.Require(t, "podman")
 	key, _ := runTestKey(t)
 	out := filepath.Join(t.TempDir(), "b.dshaudit.tar.zst")
-	code, _, errs := runRunCLI(t, "run", "../../testdata/plugins/pass", "--image", fakePinned, "--key", key, "--out", out)
+	code, _, errs := runRunCLI(t, "run", "../../testdata/plugins/pass", "--image", fakePinned, "--signing-key", key, "--out", out)
 	if code != ExitCouldNotRun || !strings.Contains(errs, fakePinned) {
 		t.Errorf("exit %d stderr %q, want %d naming the image", code, errs, ExitCouldNotRun)
 	}
@@ -209,7 +209,7 @@ func TestRunUnresolvable(t *testing.T) {
 	img := cliImage(t)
 	key, _ := runTestKey(t)
 	dir := t.TempDir()
-	code, out, errs := runRunCLI(t, "run", "nonexistent-pkg-dshaudit-xyz@1.0.0", "--image", img, "--key", key, "--out", filepath.Join(dir, "b"+manifest.BundleSuffix))
+	code, out, errs := runRunCLI(t, "run", "nonexistent-pkg-dshaudit-xyz@1.0.0", "--image", img, "--signing-key", key, "--out", filepath.Join(dir, "b"+manifest.BundleSuffix))
 	if code != ExitFindings || !strings.Contains(errs, "unresolvable") || out != "" {
 		t.Errorf("exit %d stdout %q stderr %q, want %d and unresolvable", code, out, errs, ExitFindings)
 	}

@@ -10,37 +10,23 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dshaudit/dshaudit/attest"
-	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/claim"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/manifest"
-	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/verify"
 )
 
 // verifyOptions are the flags of `dshaudit verify`.
 type verifyOptions struct {
 	Bundles []string
-	Key     string
-	// Keyless policy.
-	TrustedRoot         string
-	Identity            string
-	IdentityRegexp      string
-	OIDCIssuer          string
-	OIDCIssuerRegexp    string
-	InsecureAnyIdentity bool
-	JSON                bool
+	trustFlags
+	JSON bool
 	// Claim is a README or any text holding a declaration, or a package
 	// tarball whose README is read; Package is the name@version claimed.
 	Claim   string
 	Package string
 	Jobs    int
-	// Limits bound what the reader accepts (SPEC.md "Reader limits and refusals").
-	Limits bundle.Limits
-	// RuleLimits bound what the re-derivation parses (SPEC.md "T3 dump
-	// size limit").
-	RuleLimits rules.Limits
+	limitFlags
 }
 
 func newVerifyCmd(s *streams) *cobra.Command {
@@ -112,50 +98,16 @@ Exit codes:
 		},
 	}
 	f := c.Flags()
-	o.registerTrust(f)
+	o.trustFlags.register(f)
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+verify.ResultMediaType+")")
 	f.StringVar(&o.Claim, "claim", "", "check the declarations of conformity in this README, text or package tarball")
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
-	o.registerLimits(f)
+	o.limitFlags.register(f)
 	f.IntVar(&o.Jobs, "jobs", 0, "with many bundles: how many to verify at once (default: number of CPUs)")
 	return c
 }
 
 // policyFromFlags builds the trust policy; attest refuses ambiguity.
-func (o *verifyOptions) policy() (attest.Policy, error) { return o.policyWith("--key") }
-
-// policyWith builds the policy; keyFlag is the flag that names the public
-// key on this command (verify's --key, replay's --pub), so errors name
-// the flag the user gave.
-func (o *verifyOptions) policyWith(keyFlag string) (attest.Policy, error) {
-	var p attest.Policy
-	if (o.Key == "") == (o.TrustedRoot == "") {
-		return p, fmt.Errorf("%w: give exactly one of %s or --trusted-root", ErrUsage, keyFlag)
-	}
-	if o.Key != "" {
-		k, err := attest.LoadPublicKey(o.Key)
-		if err != nil {
-			return p, fmt.Errorf("%w: %s: %w", ErrUsage, keyFlag, err)
-		}
-		p.Key = k
-	}
-	if o.TrustedRoot != "" {
-		tr, err := attest.LoadTrustedRoot(o.TrustedRoot)
-		if err != nil {
-			return p, fmt.Errorf("%w: --trusted-root: %w", ErrUsage, err)
-		}
-		p.Keyless = &attest.KeylessPolicy{
-			TrustedMaterial:     tr,
-			Identity:            o.Identity,
-			IdentityRegexp:      o.IdentityRegexp,
-			OIDCIssuer:          o.OIDCIssuer,
-			OIDCIssuerRegexp:    o.OIDCIssuerRegexp,
-			InsecureAnyIdentity: o.InsecureAnyIdentity,
-		}
-	}
-	return p, nil
-}
-
 func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	pol, err := o.policy()
 	if err != nil {

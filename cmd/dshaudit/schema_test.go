@@ -82,7 +82,7 @@ func TestReplayCouldNotRunJSONMatchesSchema(t *testing.T) {
 	dir := t.TempDir()
 	key, _ := runTestKey(t)
 	t.Setenv("PATH", dir) // no podman, no docker
-	code, out, errOut := runCLI(t, "replay", vecDir+"pass.dshaudit.tar.zst", "--pub", vecKey, "--key", key, "--json",
+	code, out, errOut := runCLI(t, "replay", vecDir+"pass.dshaudit.tar.zst", "--key", vecKey, "--signing-key", key, "--json",
 		"--out", filepath.Join(dir, "r"+manifest.BundleSuffix))
 	if code != ExitCouldNotRun || out == "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want %d and a result object", code, out, errOut, ExitCouldNotRun)

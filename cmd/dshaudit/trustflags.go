@@ -5,13 +5,27 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
-// registerTrust adds the trust-policy flags that verify and report share:
-// --key (a public key) or --trusted-root with a keyless identity rule.
-func (o *verifyOptions) registerTrust(f *pflag.FlagSet) {
+// trustFlags say whom a verification trusts: a public key (--key), or a
+// Sigstore trusted root (--trusted-root) with a keyless identity rule.
+// verify, report and replay register the same flags, with the same
+// names and meanings.
+type trustFlags struct {
+	Key                 string
+	TrustedRoot         string
+	Identity            string
+	IdentityRegexp      string
+	OIDCIssuer          string
+	OIDCIssuerRegexp    string
+	InsecureAnyIdentity bool
+}
+
+// register adds the trust-policy flags.
+func (o *trustFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&o.Key, "key", "", "trust this public key (PEM), for key-signed bundles")
 	f.StringVar(&o.TrustedRoot, "trusted-root", "", "trust this Sigstore trusted_root.json, for keyless bundles")
 	f.StringVar(&o.Identity, "certificate-identity", "", "keyless: the exact certificate identity (SAN)")
@@ -21,9 +35,54 @@ func (o *verifyOptions) registerTrust(f *pflag.FlagSet) {
 	f.BoolVar(&o.InsecureAnyIdentity, "insecure-any-identity", false, "keyless: accept any identity the trusted root certifies (unsafe)")
 }
 
-// registerLimits adds the hostile-input reader limits (SPEC.md "Reader
-// limits and refusals"), defaulting to bundle.DefaultLimits.
-func (o *verifyOptions) registerLimits(f *pflag.FlagSet) {
+// policy builds the trust policy the flags give.
+func (o *trustFlags) policy() (attest.Policy, error) { return o.policyWith("--key") }
+
+// policyWith builds the policy; keyFlag is the flag the public key was
+// given with (--key, or replay's deprecated --pub), so errors name the
+// flag the user gave.
+func (o *trustFlags) policyWith(keyFlag string) (attest.Policy, error) {
+	var p attest.Policy
+	if (o.Key == "") == (o.TrustedRoot == "") {
+		return p, fmt.Errorf("%w: give exactly one of %s or --trusted-root", ErrUsage, keyFlag)
+	}
+	if o.Key != "" {
+		k, err := attest.LoadPublicKey(o.Key)
+		if err != nil {
+			return p, fmt.Errorf("%w: %s: %w", ErrUsage, keyFlag, err)
+		}
+		p.Key = k
+	}
+	if o.TrustedRoot != "" {
+		tr, err := attest.LoadTrustedRoot(o.TrustedRoot)
+		if err != nil {
+			return p, fmt.Errorf("%w: --trusted-root: %w", ErrUsage, err)
+		}
+		p.Keyless = &attest.KeylessPolicy{
+			TrustedMaterial:     tr,
+			Identity:            o.Identity,
+			IdentityRegexp:      o.IdentityRegexp,
+			OIDCIssuer:          o.OIDCIssuer,
+			OIDCIssuerRegexp:    o.OIDCIssuerRegexp,
+			InsecureAnyIdentity: o.InsecureAnyIdentity,
+		}
+	}
+	return p, nil
+}
+
+// limitFlags are the hostile-input reader limits (SPEC.md "Reader limits
+// and refusals") and the re-derivation's, which verify and report share.
+type limitFlags struct {
+	// Limits bound what the reader accepts (SPEC.md "Reader limits and refusals").
+	Limits bundle.Limits
+	// RuleLimits bound what the re-derivation parses (SPEC.md "T3 dump
+	// size limit").
+	RuleLimits rules.Limits
+}
+
+// register adds the limit flags, defaulting to bundle.DefaultLimits and
+// rules.DefaultLimits.
+func (o *limitFlags) register(f *pflag.FlagSet) {
 	o.Limits = bundle.DefaultLimits()
 	f.IntVar(&o.Limits.MaxEntries, "max-entries", o.Limits.MaxEntries, "refuse a bundle with more archive entries")
 	f.Int64Var(&o.Limits.MaxEntrySize, "max-entry-size", o.Limits.MaxEntrySize, "refuse an entry larger than this many bytes")
@@ -34,7 +93,7 @@ func (o *verifyOptions) registerLimits(f *pflag.FlagSet) {
 }
 
 // checkLimits refuses limits that are not positive.
-func (o *verifyOptions) checkLimits() error {
+func (o *limitFlags) checkLimits() error {
 	if o.Limits.MaxEntries < 1 || o.Limits.MaxEntrySize < 1 || o.Limits.MaxTotal < 1 || o.RuleLimits.MaxDumpSize < 1 || o.RuleLimits.MaxStaticInput < 1 {
 		return errLimits
 	}
