@@ -235,7 +235,7 @@ func runRun(ctx context.Context, o *runOptions, s *streams) error {
 		if err := writeJSON(s.Out, sum); err != nil {
 			return err
 		}
-	} else if err := sum.WriteText(s.Out, s.style()); err != nil {
+	} else if err := printRunSummary(s.Out, s.style(), sum); err != nil {
 		return err
 	}
 	if sum.Verdict != string(rules.Pass) {

@@ -249,7 +249,7 @@ func TestRunSummaryPayloadsAreInert(t *testing.T) {
 		&runner.Written{Path: "x" + payload, SHA256: "sha256:00", Declaration: "Conforms to " + payload})
 	var out bytes.Buffer
 	st := termtext.Style{Width: 80, MaxText: termtext.DefaultMaxText}
-	if err := sum.WriteText(&out, st); err != nil {
+	if err := printRunSummary(&out, st, sum); err != nil {
 		t.Fatal(err)
 	}
 	assertSafeOutput(t, "run summary", out.String(), map[string]string{"Overall verdict": "Overall verdict: install_failed", "Usable": "Usable for certification: no"})
