@@ -13,7 +13,7 @@ import (
 // parseCostFactor is what a parse may cost per byte of its input, at
 // most: a YAML node tree of a flow list of one-character scalars
 // allocates about 120 times its text, JSON decoded into Go values about
-// 60 (SPEC.md "T3 dump size limit", "Changelog").
+// 60 (SPEC.md "T3 dump size limit"; SPEC-CHANGELOG.md, 1.6).
 const parseCostFactor = 128
 
 // maxParsedInput is the largest input any rule parses whole: the T3 dump

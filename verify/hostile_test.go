@@ -27,7 +27,7 @@ import (
 // when each invalid byte becomes a U+FFFD of three) and 24 MiB (the
 // reader's buffers and the collector's slack), whatever the file and
 // shape (issue 11's memory target). Before version 1.7 of SPEC.md
-// ("Changelog"), a version output of escape bytes was quoted whole in a
+// (SPEC-CHANGELOG.md), a version output of escape bytes was quoted whole in a
 // finding (64 MiB), a stdout of empty lines became 16 million strings,
 // and a line of escape bytes was cleaned in four copies at once: the same
 // test on dshaudit 0e0e43f failed on 17 of these files and shapes,

@@ -17,7 +17,7 @@ import (
 // decoderNames is how the verifier read the metadata before this package
 // (dshaudit 0e0e43f, verify.metadataNames): the whole document decoded
 // into a map of raw members; only the trailing-data test is the strict
-// one of SPEC.md "Changelog" 1.7 (before, json.Decoder.More let "}" and "]" follow). It
+// one of SPEC-CHANGELOG.md 1.7 (before, json.Decoder.More let "}" and "]" follow). It
 // is the oracle Names must agree with.
 func decoderNames(b []byte) (name, version string, err error) {
 	dec := json.NewDecoder(bytes.NewReader(b))

@@ -60,7 +60,7 @@ func TestUnresolvable(t *testing.T) {
 		"string":   []byte(`"x"`),
 		"trailing": []byte(`{} {}`),
 		// JSON.parse refuses a closing bracket after the value, which
-		// json.Decoder.More does not count as more data (SPEC.md "Changelog").
+		// json.Decoder.More does not count as more data (SPEC-CHANGELOG.md, 1.7).
 		"trailing brace":   []byte(`{}}`),
 		"trailing bracket": []byte("{} \n]"),
 		"huge":             []byte(`{"a":"` + strings.Repeat("x", MaxPackageJSONBytes) + `"}`),

@@ -20,7 +20,7 @@ const (
 	// metadata is unresolvable. Decoded into Go values, JSON costs up to
 	// about 60 times its text (a list of one-digit numbers), so 16 MiB,
 	// the bound before version 1.6 of the specification, let one
-	// bundle take about 1 GiB (SPEC.md "Changelog").
+	// bundle take about 1 GiB (SPEC-CHANGELOG.md, 1.6).
 	MaxPackageJSONBytes = 256 << 10
 	// MaxPatchBytes bounds the patch file T0 parses (clause 5.1.3); it is
 	// rules.MaxPatchSize, which InsertEntries applies
