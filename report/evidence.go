@@ -10,8 +10,7 @@ import (
 	"github.com/dshaudit/dshaudit/rules"
 )
 
-// Layout bounds how evidence is shown (SPEC.md "Report pages", DESIGN.md
-// "Reporting").
+// Layout bounds how evidence is shown (DESIGN.md "Report pages").
 type Layout struct {
 	// MaxLines is the most lines of one evidence file a page holds
 	// beside the open lines around first_error; the rest is counted, not

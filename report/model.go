@@ -21,7 +21,7 @@ type Page struct {
 	Verdict  Verdict
 	// Unverified is verify's list of the manifest fields it neither
 	// derives nor cross-checks, with their values: the writer's word,
-	// shown as "unverified metadata" (SPEC.md "Report pages").
+	// shown as "unverified metadata" (SPEC.md "Presenting a result").
 	Unverified []verify.UnverifiedField
 	// Facts are the recorded metadata rows (package, image, fingerprint…),
 	// each with how far it is backed.

@@ -19,7 +19,7 @@ var style = mustRead("assets/style.css")
 
 // CSP is the Content-Security-Policy every page carries: nothing may be
 // fetched, no script may run, and the only style is the inline sheet,
-// allowed by its hash (SPEC.md "Report pages").
+// allowed by its hash (DESIGN.md "Report pages").
 var CSP = "default-src 'none'; style-src '" + hashOf(style) + "'; img-src data:; base-uri 'none'; form-action 'none'"
 
 // templates parses the page and index templates on first use, so that no
