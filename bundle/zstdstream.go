@@ -287,7 +287,7 @@ func (f *frameReader) prefer(err error) error {
 // Read accepts holds exactly the declared size: the decoder refuses a
 // frame that decodes to more or less (ErrCorrupt). Nothing else of the
 // header is checked here; Read checks it all. For sizing work before a
-// Read (verify's memory budget, SPEC.md "Many bundles").
+// Read (verify's memory budget, DESIGN.md "Many bundles").
 func DeclaredSize(b []byte) (content, window uint64, ok bool) {
 	var h zstd.Header
 	if len(b) > MaxFrameHeaderSize {

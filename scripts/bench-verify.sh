@@ -121,7 +121,7 @@ for b in pass t1log-1MiB t1log-60MiB t3dump-1MiB t3dump-60MiB worst-60MiB worstp
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Four of the worst bundles in one directory, two workers: the memory
-# budget of SPEC.md "Many bundles" keeps this at one bundle's peak.
+# budget of DESIGN.md "Many bundles" keeps this at one bundle's peak.
 mkdir -p "$WORK/worst4"
 for i in 1 2 3 4; do cp "$WORK/b/worst-60MiB.dshaudit.tar.zst" "$WORK/worst4/$i.dshaudit.tar.zst"; done
 : >"$WORK/w4.txt"

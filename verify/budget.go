@@ -32,7 +32,7 @@ func maxParsedInput(rl rules.Limits) int64 {
 // Budget bounds the memory that verifications running at once hold
 // together, so that `verify DIR --jobs N` needs no more than one
 // verification of the largest bundle the limits admit, whatever N and
-// whatever the bundles hold (SPEC.md "Many bundles"). It has two pools,
+// whatever the bundles hold (DESIGN.md "Many bundles"). It has two pools,
 // always taken in the same order and each request within its pool, so no
 // set of verifications can wait on one another for ever:
 //   - content: before a bundle is read, the decompressed size its zstd

@@ -18,7 +18,7 @@ import (
 // TestBudgetWeights: a bundle takes from the content pool what its frame
 // declares, the whole pool when it declares nothing or too much, and from
 // the parse pool parseCostFactor times its largest file, capped at what
-// the rules parse (SPEC.md "Many bundles").
+// the rules parse (DESIGN.md "Many bundles").
 func TestBudgetWeights(t *testing.T) {
 	b := NewBudget(bundle.Limits{}, rules.Limits{})
 	lim := bundle.DefaultLimits()

@@ -23,7 +23,7 @@ const SummaryMediaType = "application/vnd.dshaudit.verify-summary.v1+json"
 // runVerifyMany verifies many bundles and writes each one's line (or
 // JSON item) as soon as it and those before it are verified, keeping
 // only the counts: memory does not grow with the number of bundles
-// (SPEC.md "Many bundles").
+// (SPEC.md and DESIGN.md "Many bundles").
 func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []string, opts verify.Options) error {
 	var out manyWriter
 	if o.JSON {
