@@ -42,7 +42,7 @@ func BenchmarkCheckLargePatch(b *testing.B) {
 
 // BenchmarkFuzzCheckBody runs FuzzCheck's body over its seed inputs, one
 // seed per iteration: what one fuzzing execution costs, without the
-// fuzzing engine (README "Benchmarks").
+// fuzzing engine (CONTRIBUTING.md "Fuzzing").
 func BenchmarkFuzzCheckBody(b *testing.B) {
 	seeds := checkSeeds(b)
 	b.ReportAllocs()
