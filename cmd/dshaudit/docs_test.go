@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -141,6 +142,50 @@ func TestCodeCitesExistingHeadings(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no citation found in the Go code; the extraction is broken")
+	}
+}
+
+// TestDocsCiteExistingHeadings is TestCodeCitesExistingHeadings for the
+// rest of what the repository tracks as text — documents, shell
+// scripts, page templates: every `SPEC.md "Heading"` or `DESIGN.md
+// "Heading"` (straight or typographic quotes, also over "#" comment
+// lines) must name an existing heading, so that a section that moves
+// takes its citations with it. A citation by version or number ("SPEC
+// 1.9") names no heading and is not checked here.
+func TestDocsCiteExistingHeadings(t *testing.T) {
+	headings := map[string][]string{}
+	for _, doc := range []string{"SPEC.md", "DESIGN.md"} {
+		raw, err := os.ReadFile(filepath.Join(repoRoot, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		headings[doc] = doccheck.Headings(raw)
+	}
+	quotes := strings.NewReplacer("\u201c", `"`, "\u201d", `"`)
+	shellComment := regexp.MustCompile(`\n[ \t]*#[ \t]?`)
+	n := 0
+	for _, path := range trackedFiles(t, "*.md", "*.sh", "*.tmpl") {
+		raw, err := os.ReadFile(filepath.Join(repoRoot, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := quotes.Replace(string(raw))
+		if strings.HasSuffix(path, ".sh") {
+			text = shellComment.ReplaceAllString(text, "\n// ")
+		}
+		for _, c := range doccheck.Citations(path, []byte(text)) {
+			switch c.Heading {
+			case "", "Heading", "…": // a number, or an example of the form
+				continue
+			}
+			n++
+			if !doccheck.HasHeading(headings[c.Doc], c.Heading) {
+				t.Errorf("%s:%d: %s %q: no such heading in %s", c.File, c.Line, c.Doc, c.Heading, c.Doc)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no citation found in the documents; the extraction is broken")
 	}
 }
 
