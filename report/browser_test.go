@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -129,7 +130,7 @@ func TestBrowserHostile(t *testing.T) {
 	if strings.Contains(dom, pwned+"=") {
 		t.Error("an injected script ran")
 	}
-	if !strings.Contains(dom, "Not verified") || !strings.Contains(dom, "document.documentElement.dataset.pwned") {
+	if !strings.Contains(dom, "Evidence not verified") || !strings.Contains(dom, "document.documentElement.dataset.pwned") {
 		t.Error("the page did not load with its payloads as text")
 	}
 	if hits := srv.take(); len(hits) > 0 {
@@ -185,6 +186,7 @@ func TestBrowserPages(t *testing.T) {
 	for _, tc := range []struct{ vector, verified, verdict, firstError string }{
 		{"boot_failed", "true", "boot_failed", "boom from apply"},
 		{"pass", "true", "pass", ""},
+		{"unstable", "true", "unstable", "exits-dsh: fatal: giving up"},
 		{"edited_stdout", "false", "no verified verdict", ""},
 		{"unsigned", "false", "no verified verdict", ""},
 	} {
@@ -197,8 +199,8 @@ func TestBrowserPages(t *testing.T) {
 				t.Fatalf("verdict shown %q, want data-verified=%s %q", m, tc.verified, tc.verdict)
 			}
 			if tc.verified == "false" {
-				if i, j := strings.Index(dom, "Not verified: "+p.Status), strings.Index(dom, "verdict-code"); i < 0 || i > j {
-					t.Error("the browser does not show \"Not verified\" first")
+				if i, j := strings.Index(dom, "Evidence not verified: "+p.Status), strings.Index(dom, "verdict-code"); i < 0 || i > j {
+					t.Error("the browser does not show \"Evidence not verified\" first")
 				}
 				if strings.Contains(dom, `data-verified="true"`) {
 					t.Error("a verdict is shown as verified")
@@ -224,13 +226,8 @@ func TestBrowserPages(t *testing.T) {
 					t.Error("the evidence holding first_error is not open")
 				}
 			}
-			png := filepath.Join(t.TempDir(), tc.vector+".png")
-			if update && (tc.vector == "pass" || tc.vector == "boot_failed") {
-				png = filepath.Join("..", "docs", "report-"+tc.vector+".png")
-			}
-			browse(t, file, "--window-size=1000,1500", "--screenshot="+png)
-			if st, err := os.Stat(png); err != nil || st.Size() < 10000 {
-				t.Errorf("screenshot %s: %v (%d bytes): the page did not paint", png, err, sizeOf(st))
+			for _, width := range []int{1280, 390} {
+				screenshot(t, html, docsShot[fmt.Sprint(tc.vector, width)], width, 1400, update)
 			}
 			if got := srv.take(); len(got) > 0 {
 				t.Errorf("requests: %v", got)
@@ -247,7 +244,37 @@ func TestBrowserPages(t *testing.T) {
 		if !strings.Contains(dom, `<svg id="chart"`) || !strings.Contains(dom, "<th scope=\"row\">boot_failed</th><td>3</td>") {
 			t.Errorf("the index does not show the distribution")
 		}
+		for _, width := range []int{1280, 390} {
+			screenshot(t, []byte(b.String()), docsShot[fmt.Sprint("index", width)], width, 1400, update)
+		}
 	})
+}
+
+// docsShot names the screenshots README shows (docs/report-*.png), by
+// page and window width; the rest are taken and thrown away.
+var docsShot = map[string]string{
+	"pass1280":          "report-pass.png",
+	"boot_failed1280":   "report-boot_failed.png",
+	"boot_failed390":    "report-boot_failed-390.png",
+	"unstable1280":      "report-unstable.png",
+	"edited_stdout1280": "report-not-verified.png",
+	"index1280":         "report-index.png",
+	"index390":          "report-index-390.png",
+}
+
+// screenshot paints page in a viewport width px wide (framed: the
+// window itself is at least 500 px) and checks that it painted; with
+// update and a name, it writes docs/NAME.
+func screenshot(t *testing.T, page []byte, name string, width, height int, update bool) {
+	t.Helper()
+	png := filepath.Join(t.TempDir(), "shot.png")
+	if update && name != "" {
+		png = filepath.Join("..", "docs", name)
+	}
+	browse(t, writeFile(t, "host.html", framed(page, width, height, false)), fmt.Sprintf("--window-size=%d,%d", width, height), "--screenshot="+png)
+	if st, err := os.Stat(png); err != nil || st.Size() < 10000 {
+		t.Errorf("screenshot %s at %d px: %v (%d bytes): the page did not paint", name, width, err, sizeOf(st))
+	}
 }
 
 func sizeOf(st os.FileInfo) int64 {

@@ -106,7 +106,44 @@ func header(rep *verify.Report) *Page {
 	}
 	v.ConformingStatic = boolText(rep.ConformingStatic)
 	p.Verdict = v
+	p.Headline = headline(p)
 	return p
+}
+
+// headline says in one line whether the evidence verified and which
+// verdict it backs; the kind decides the look (SPEC.md "Report pages").
+func headline(p *Page) Headline {
+	v := p.Verdict
+	if !p.Verified {
+		return Headline{Kind: KindNotVerified, Icon: "⊘", Evidence: "Evidence not verified: " + p.Status,
+			Detail: fmt.Sprintf("%d finding(s), listed below. Nothing this bundle says is backed; no verdict on this page is a verified one.", len(p.Findings))}
+	}
+	h := Headline{Evidence: "Evidence verified", Verdict: v.Code}
+	reasons := strings.Join(v.NotUsable, "; ")
+	switch {
+	case v.Code == "":
+		h.Kind, h.Icon, h.Verdict, h.Detail = KindNotVerified, "⊘", "", "no verdict can be re-derived"
+	case v.Code == CategoryStaticOnly:
+		h.Kind, h.Icon, h.Detail = KindStatic, "◇", "only the static layer (T0) was run; T0 conforming: "+v.ConformingStatic
+	case v.Code == string(rules.Unstable):
+		h.Kind, h.Icon, h.Detail = KindUnstable, "↯", "the repetitions disagree (DSHIO/T 20 11.3); not usable for certification"
+	case v.Code != string(rules.Pass):
+		h.Kind, h.Icon, h.Detail = KindFailed, "✘", "not usable for certification"
+		var rest []string
+		for _, r := range v.NotUsable {
+			if !strings.HasPrefix(r, "overall verdict is ") {
+				rest = append(rest, r)
+			}
+		}
+		if len(rest) > 0 {
+			h.Detail += ": " + strings.Join(rest, "; ")
+		}
+	case v.Usable:
+		h.Kind, h.Icon, h.Detail = KindPass, "✔", "usable for certification"
+	default:
+		h.Kind, h.Icon, h.Detail = KindNotUsable, "⚠", "not usable for certification: "+reasons
+	}
+	return h
 }
 
 // body fills what needs the archive: recorded facts, the re-derived T0
@@ -172,6 +209,9 @@ func repetition(i int, rp manifest.Repetition, derived rules.SequenceResult, tru
 		}
 		if st.Liveness != nil {
 			s.Liveness = fmt.Sprintf("alive %s of a %s window, alive at end: %v", duration(st.Liveness.AliveMS), duration(st.Liveness.WindowMS), st.Liveness.AliveAtEnd)
+			if st.Liveness.AliveAtEnd && st.ExitCode != nil {
+				s.ExitNote = "the observer stopped it at the end of the window; the exit code is not read"
+			}
 		}
 		trustedSoFar = trustedSoFar && !anyIn(st.Evidence, ev.untrusted)
 		if ds, ok := byStage[st.Stage]; ok && trustedSoFar {

@@ -18,6 +18,9 @@ type Page struct {
 	Status   string
 	Signer   string
 	Findings []verify.Finding
+	// Headline is the page's first line: the verification and the
+	// verdict together, the verdict the louder.
+	Headline Headline
 	Verdict  Verdict
 	// Unverified is verify's list of the manifest fields it neither
 	// derives nor cross-checks, with their values: the writer's word,
@@ -39,6 +42,30 @@ type Page struct {
 	Replay        *ReplayView
 	// Notes are things the page could not show, and why.
 	Notes []string
+}
+
+// Headline kinds: each looks different at a glance.
+const (
+	KindPass        = "pass"         // verified, pass, usable for certification
+	KindNotUsable   = "not-usable"   // verified, pass, but deviated or otherwise not usable
+	KindFailed      = "failed"       // verified, a failed verdict
+	KindUnstable    = "unstable"     // verified, the repetitions disagree
+	KindStatic      = "static"       // verified, only T0 was run
+	KindNotVerified = "not-verified" // the bundle did not verify
+)
+
+// Headline is the first line of a page: both facts, verified or not and
+// the verdict, in one line, with a kind that sets how it looks.
+type Headline struct {
+	Kind string
+	// Icon is a glyph beside the text, one per kind.
+	Icon string
+	// Evidence is "Evidence verified" or "Evidence not verified: STATUS".
+	Evidence string
+	// Verdict is the verdict code shown as verified, or "" when none is.
+	Verdict string
+	// Detail is one line under it: usable or why not, or the findings.
+	Detail string
 }
 
 // Verdict is the top of the page.
@@ -144,7 +171,10 @@ type Stage struct {
 	TimedOut   bool
 	Argv       string
 	Liveness   string
-	Evidence   []Evidence
+	// ExitNote says why an exit code is not a failure: the observer
+	// stopped a T4 process that was still alive (SPEC.md "T4 boot").
+	ExitNote string
+	Evidence []Evidence
 }
 
 // Evidence is one evidence file, split into numbered lines and grouped

@@ -31,6 +31,7 @@ var templates = sync.OnceValue(func() *template.Template {
 		"bar":   timelineBar,
 		"plus1": func(i int) int { return i + 1 },
 		"join":  strings.Join,
+		"brk":   breakable,
 	}).ParseFS(assets, "assets/page.html.tmpl", "assets/index.html.tmpl"))
 })
 
@@ -99,4 +100,54 @@ func timelineBar(ms int64, r Repetition, width int) int {
 		w = 1
 	}
 	return w
+}
+
+// breakable escapes s as HTML text and lets a line break after each "/",
+// "-", "_", ":" and "=", before each "@" and each "." not between two
+// digits (a version stays whole), and after every 16
+// digits of a longer run of hexadecimal (a digest), each by a <wbr>, so
+// that paths, package names and identifiers wrap between their parts,
+// not in the middle of a word. Only the report's own <wbr> is markup;
+// every piece of s is escaped.
+func breakable(s string) template.HTML {
+	var b strings.Builder
+	start, hex := 0, 0
+	cut := func(i int) {
+		b.WriteString(template.HTMLEscapeString(s[start:i]))
+		b.WriteString("<wbr>")
+		start = i
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isHex(c) {
+			hex++
+		} else {
+			hex = 0
+		}
+		switch {
+		case c == '/' || c == '-' || c == '_' || c == ':' || c == '=':
+			if i+1 < len(s) {
+				cut(i + 1)
+			}
+		case c == '@' && i > start, c == '.' && i > start && !(isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1])):
+			cut(i)
+		case hex > 16 && hex%16 == 1 && hexRunLen(s[i:]) >= 4:
+			cut(i)
+		}
+	}
+	b.WriteString(template.HTMLEscapeString(s[start:]))
+	return template.HTML(b.String())
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+
+// hexRunLen is the number of hexadecimal digits s starts with.
+func hexRunLen(s string) int {
+	n := 0
+	for n < len(s) && isHex(s[n]) {
+		n++
+	}
+	return n
 }

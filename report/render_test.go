@@ -13,6 +13,8 @@ import (
 	"github.com/dshaudit/dshaudit/claim"
 )
 
+var headlineRe = regexp.MustCompile(`<div class="headline k-([a-z-]+)" id="verification-status"[^>]*>\n<p class="hl"><span class="hl-icon" aria-hidden="true">[^<]*</span> <span class="hl-ev">([^<]*)</span> <span class="hl-sep" aria-hidden="true">·</span> <span class="hl-verdict">verdict <strong class="hl-code">([^<]*)</strong>`)
+
 var verdictRe = regexp.MustCompile(`<p class="verdict[^"]*" id="verdict-code" data-verified="(true|false)">([^<]*)</p>`)
 
 // TestVectorPages renders every test vector and checks the top of the
@@ -40,8 +42,12 @@ func TestVectorPages(t *testing.T) {
 				if m[2] != want {
 					t.Errorf("verdict shown %q, want %q", m[2], want)
 				}
-				if !strings.Contains(s, "✔ Verified") || strings.Contains(s, "Not verified") {
-					t.Error("banner does not say verified")
+				head := headlineRe.FindStringSubmatch(s)
+				if head == nil || head[2] != "Evidence verified" || head[3] != want || head[1] != p.Headline.Kind {
+					t.Errorf("headline %q, want kind %s, \"Evidence verified\" and verdict %q", head, p.Headline.Kind, want)
+				}
+				if strings.Contains(s, "not verified") {
+					t.Error("a verified page says not verified")
 				}
 				if strings.Contains(s, "badge unverified") {
 					t.Error("a verified page labels something unverified")
@@ -51,9 +57,12 @@ func TestVectorPages(t *testing.T) {
 			if p.Verified || m[1] != "false" || strings.Contains(s, `data-verified="true"`) {
 				t.Fatalf("a %s vector shows a verified verdict", v.Status)
 			}
-			banner := strings.Index(s, "✘ Not verified: "+v.Status)
-			if banner < 0 || banner > strings.Index(s, `id="verdict-code"`) || banner > strings.Index(s, "<h1>") {
-				t.Errorf("the page does not say %q first", "Not verified: "+v.Status)
+			banner := strings.Index(s, `<span class="hl-ev">Evidence not verified: `+v.Status+`</span>`)
+			if banner < 0 || banner > strings.Index(s, `id="verdict-code"`) || banner > strings.Index(s, "<h1>") || p.Headline.Kind != KindNotVerified {
+				t.Errorf("the page does not say %q first", "Evidence not verified: "+v.Status)
+			}
+			if !strings.Contains(s, `<span class="hl-verdict">no verified verdict</span>`) {
+				t.Error("the headline of a page that did not verify names a verdict")
 			}
 			for _, c := range v.Classes {
 				if !strings.Contains(s, "<th scope=\"row\">"+c+"</th>") {
@@ -161,7 +170,7 @@ func TestHostileEscaped(t *testing.T) {
 	base := "http://127.0.0.1:9"
 	in := Input{Name: "hostile.dshaudit.tar.zst", Raw: hostileBundle(t, base), Verify: verifyOptions(pol), Claim: hostileClaim(base), Replay: hostileReplay(base)}
 	p, html := render(t, in)
-	s := string(html)
+	s := strings.ReplaceAll(string(html), "<wbr>", "") // the report's own break points
 	if p.Verified {
 		t.Fatal("the hostile bundle verified")
 	}
@@ -246,5 +255,67 @@ func TestEvidenceBlocks(t *testing.T) {
 		if got := shape(ev.file("x", "merged", "merged", "f", c.firstError)); got != c.want {
 			t.Errorf("max %d, context %d, %q:\n got %s\nwant %s", c.maxLines, c.ctx, c.firstError, got, c.want)
 		}
+	}
+}
+
+// TestHeadlineKinds: the five outcomes a reader must tell apart at a
+// glance get five kinds (five looks), and the verdict is in the
+// headline beside the verification.
+func TestHeadlineKinds(t *testing.T) {
+	_, pol := loadVectors(t)
+	kinds := map[string]string{}
+	for name, want := range map[string]string{
+		"pass":           KindNotUsable, // the vectors' pass declares deviations
+		"boot_failed":    KindFailed,
+		"install_failed": KindFailed,
+		"unstable":       KindUnstable,
+		"static_only":    KindStatic,
+		"edited_stdout":  KindNotVerified,
+		"unsigned":       KindNotVerified,
+	} {
+		p, _ := render(t, vectorInput(t, name+".dshaudit.tar.zst", pol))
+		if p.Headline.Kind != want {
+			t.Errorf("%s: headline kind %q, want %q (%+v)", name, p.Headline.Kind, want, p.Headline)
+		}
+		kinds[p.Headline.Kind] = p.Headline.Icon
+	}
+	// A verified, usable pass: the same page without the reasons.
+	p, _ := render(t, vectorInput(t, "pass.dshaudit.tar.zst", pol))
+	p.Verdict.Usable, p.Verdict.NotUsable = true, nil
+	if h := headline(p); h.Kind != KindPass || h.Verdict != "pass" {
+		t.Errorf("usable pass: %+v", h)
+	} else {
+		kinds[h.Kind] = h.Icon
+	}
+	icons := map[string]bool{}
+	for _, icon := range kinds {
+		icons[icon] = true
+	}
+	if len(kinds) != 6 || len(icons) != 6 {
+		t.Errorf("kinds %v: want six kinds with six icons", kinds)
+	}
+	css := string(style)
+	for k := range kinds {
+		if !strings.Contains(css, ".k-"+k+"{") {
+			t.Errorf("no style for headline kind %s", k)
+		}
+	}
+}
+
+// TestPageNotes: a T0 table with no clause says why, and a T4 exit code
+// of a process the observer stopped says so.
+func TestPageNotes(t *testing.T) {
+	_, pol := loadVectors(t)
+	_, page := render(t, vectorInput(t, "lie_unresolvable_read.dshaudit.tar.zst", pol))
+	if s := string(page); !strings.Contains(s, `<p class="note" id="t0-none">No clause was evaluated: the package metadata could not be judged (package metadata unresolvable: package.json could not be fetched)`) || strings.Contains(s, `id="t0-clauses"`) {
+		t.Error("an unresolvable T0 shows an empty table, or does not say why")
+	}
+	const note = "the observer stopped it at the end of the window; the exit code is not read"
+	p, page := render(t, vectorInput(t, "pass.dshaudit.tar.zst", pol))
+	if t4 := p.Repetitions[0].Stages[3]; t4.ExitCode != "137" || t4.ExitNote != note || !strings.Contains(string(page), `137<span class="note">`+note+`</span>`) {
+		t.Errorf("pass T4: exit %s, note %q", t4.ExitCode, t4.ExitNote)
+	}
+	if p, _ := render(t, vectorInput(t, "boot_failed.dshaudit.tar.zst", pol)); p.Repetitions[0].Stages[3].ExitNote != "" {
+		t.Error("a T4 that exited by itself has the observer's note")
 	}
 }
