@@ -558,6 +558,9 @@ func writeCachedImage(dir string, r *Result) error {
 	if err := os.WriteFile(filepath.Join(partial, "dshaudit-build.json"), rec, 0o644); err != nil {
 		return err
 	}
+	if err := shareTree(partial); err != nil {
+		return err
+	}
 	os.RemoveAll(dir)
 	return os.Rename(partial, dir)
 }

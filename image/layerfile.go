@@ -81,6 +81,9 @@ func WriteLayerFile(t *Tree, path string) (LayerInfo, error) {
 	if err := f.Close(); err != nil {
 		return LayerInfo{}, err
 	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil { // a cached layer is data others may read, not 0600
+		return LayerInfo{}, err
+	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return LayerInfo{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,7 +37,31 @@ func WriteLayout(dir string, img v1.Image, refName string) error {
 	if refName != "" {
 		opts = append(opts, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": refName}))
 	}
-	return p.AppendImage(img, opts...)
+	if err := p.AppendImage(img, opts...); err != nil {
+		return err
+	}
+	return shareTree(dir)
+}
+
+// shareTree makes everything under dir readable by every user: files
+// 0644, directories 0755. go-containerregistry writes each blob through
+// a temporary file (0600) and renames it, so a layout it wrote could be
+// read by its writer only, and `skopeo copy oci:…` as another user
+// failed; an image layout is data to be published (DESIGN.md "Sandbox
+// image", outputs).
+func shareTree(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.Chmod(p, 0o755)
+		case d.Type().IsRegular():
+			return os.Chmod(p, 0o644)
+		}
+		return nil
+	})
 }
 
 // WriteArchive writes img as an OCI archive (a tar of an OCI layout, by the

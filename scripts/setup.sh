@@ -1,7 +1,8 @@
 #!/bin/sh
 # setup.sh — make a fresh Debian bookworm machine (as root) ready for
 # dshaudit: install podman, runc, mmdebstrap, busybox-static, zstd,
-# ca-certificates and npm (packs local plugin directories) if missing, make
+# ca-certificates, skopeo (the image tests copy an OCI layout with it as
+# another user) and npm (packs local plugin directories) if missing, make
 # podman use runc, build the default dsh sandbox image (its Debian base by
 # mmdebstrap from the committed package lock image/debian-bookworm.lock.json;
 # cached by its input digests) and load it into podman.
@@ -32,7 +33,7 @@ fi
 # 1. Packages. apt-get update runs at most once, and only when something
 #    is missing.
 missing=""
-for pkg in podman runc mmdebstrap busybox-static zstd ca-certificates; do
+for pkg in podman runc mmdebstrap busybox-static zstd ca-certificates skopeo; do
 	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
 		missing="$missing $pkg"
 	fi
@@ -49,7 +50,7 @@ if [ -n "$missing" ]; then
 	say "apt-get install -y$missing"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >&2
 else
-	say "packages present: podman runc mmdebstrap busybox-static zstd ca-certificates npm"
+	say "packages present: podman runc mmdebstrap busybox-static zstd ca-certificates skopeo npm"
 fi
 
 command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || die "Go is not installed (need Go 1.26.x; see go.mod)"
