@@ -24,6 +24,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest/sandbox"
+	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 )
 
 // fixtureVerdicts reads the expected verdict of each fixture plugin from
@@ -178,6 +179,7 @@ func runBatch(t *testing.T, bin string, args []string, onLine func(string)) (int
 		if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 			t.Fatalf("batch --json: %v\n%s", err, stdout.String())
 		}
+		schematest.Validate(t, "batch-result", stdout.Bytes())
 	}
 	return code, res, stderr.String()
 }

@@ -52,6 +52,18 @@ type batchOptions struct {
 // BatchMediaType identifies the --json object of `dshaudit batch`.
 const BatchMediaType = "application/vnd.dshaudit.batch-result.v1+json"
 
+// batchResult is batch --json (schema/batch-result.schema.json).
+type batchResult struct {
+	MediaType     string          `json:"media_type"`
+	SchemaVersion int             `json:"schema_version"`
+	Engine        string          `json:"engine"`
+	Image         string          `json:"image"`
+	Dir           string          `json:"dir"`
+	Tasks         []batch.Outcome `json:"tasks"`
+	Summary       verify.Summary  `json:"summary"`
+	Bundles       []verify.Item   `json:"bundles"`
+}
+
 func newBatchCmd(s *streams) *cobra.Command { return batchCommand(&batchOptions{}, s) }
 
 // batchCommand builds the command around o.
@@ -247,16 +259,7 @@ func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 	runErr := err // the context's: interrupted while the tasks ran
 
 	if o.JSON {
-		if err := writeJSON(s.Out, struct {
-			MediaType     string          `json:"media_type"`
-			SchemaVersion int             `json:"schema_version"`
-			Engine        string          `json:"engine"`
-			Image         string          `json:"image"`
-			Dir           string          `json:"dir"`
-			Tasks         []batch.Outcome `json:"tasks"`
-			Summary       verify.Summary  `json:"summary"`
-			Bundles       []verify.Item   `json:"bundles"`
-		}{BatchMediaType, 1, res.Scheduler, o.Image, res.Dir, res.Tasks, res.Summary, res.Bundles}); err != nil {
+		if err := writeJSON(s.Out, batchResult{BatchMediaType, 1, res.Scheduler, o.Image, res.Dir, res.Tasks, res.Summary, res.Bundles}); err != nil {
 			return err
 		}
 	} else {

@@ -66,19 +66,25 @@ Exit codes:
 	f.StringVar(&o.CacheDir, "cache-dir", image.DefaultCacheDir(), "cache for downloads (and layers with --cached)")
 	f.BoolVar(&o.Cached, "cached", false, "reuse layers the cache already built from the same inputs instead of rebuilding them")
 	f.StringVar(&o.DebianMirror, "debian-mirror", "", "download the locked .debs from this mirror (checked by sha256)")
-	f.BoolVar(&o.JSON, "json", false, "print a JSON result object")
+	f.BoolVar(&o.JSON, "json", false, "print the result object ("+ImageVerifyMediaType+")")
 	return c
 }
 
+// ImageVerifyMediaType identifies the --json object of `dshaudit image
+// verify`.
+const ImageVerifyMediaType = "application/vnd.dshaudit.image-verify-result.v1+json"
+
 // imageVerifyResult is the --json output.
 type imageVerifyResult struct {
-	Ref     string            `json:"ref"`
-	Want    string            `json:"want"`
-	Rebuilt string            `json:"rebuilt,omitempty"`
-	Same    bool              `json:"same"`
-	Layers  []image.LayerDiff `json:"layers,omitempty"`
-	Notes   []string          `json:"notes,omitempty"`
-	Error   string            `json:"error,omitempty"`
+	MediaType     string            `json:"media_type"`
+	SchemaVersion int               `json:"schema_version"`
+	Ref           string            `json:"ref"`
+	Want          string            `json:"want"`
+	Rebuilt       string            `json:"rebuilt,omitempty"`
+	Same          bool              `json:"same"`
+	Layers        []image.LayerDiff `json:"layers,omitempty"`
+	Notes         []string          `json:"notes,omitempty"`
+	Error         string            `json:"error,omitempty"`
 }
 
 func runImageVerify(ctx context.Context, o *imageVerifyOptions, s *streams) error {
@@ -106,7 +112,7 @@ func runImageVerify(ctx context.Context, o *imageVerifyOptions, s *streams) erro
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	res := imageVerifyResult{Ref: o.Ref, Want: p.Digest.String()}
+	res := imageVerifyResult{MediaType: ImageVerifyMediaType, SchemaVersion: 1, Ref: o.Ref, Want: p.Digest.String()}
 	r, err := image.Verify(ctx, p.Digest, given, image.Options{CacheDir: o.CacheDir, NoCache: !o.Cached, Log: s.ErrOut, DebianMirror: o.DebianMirror})
 	if r != nil {
 		res.Rebuilt = r.Digest.String()

@@ -25,6 +25,8 @@ type inspectOptions struct {
 	// Raw writes --manifest, --file and --stage bytes as stored instead
 	// of escaped for a terminal.
 	Raw bool
+	// JSON prints the file listing as an inspect result object.
+	JSON bool
 }
 
 func newInspectCmd(s *streams) *cobra.Command {
@@ -35,7 +37,11 @@ func newInspectCmd(s *streams) *cobra.Command {
 		Long: `inspect reads a bundle with the same hostile-input limits as verify, but
 checks no signature and re-derives nothing: use verify for that.
 
-Without flags it lists the files with their sizes and sha256 digests.
+Without flags it lists the files with their sizes and sha256 digests;
+with --json, as one object (` + InspectMediaType + `): every file
+with its role (manifest, signature, static/ROLE, environment/ROLE or
+REPETITION/STAGE/ROLE, as --stage and --role name it), its size and
+sha256 as listed, and whether the archive holds it with those bytes.
 
 --manifest, --file and --stage print the bytes with every control
 character, escape sequence and bidi control escaped (\x1b, \r, \u202e;
@@ -46,6 +52,7 @@ Exit codes:
   0  printed
   2  usage error, unreadable bundle, or no such file or stage`,
 		Example: `  dshaudit inspect b.tar.zst                       # list files
+  dshaudit inspect b.tar.zst --json | jq -r '.files[] | select(.role == "1/T4/merged") | .path'
   dshaudit inspect b.tar.zst --manifest            # print manifest.json
   dshaudit inspect b.tar.zst --stage 1/T4          # T4 merged output of repetition 1
   dshaudit inspect b.tar.zst --stage 2/T1 --role stderr
@@ -63,10 +70,14 @@ Exit codes:
 	f.StringVar(&o.Role, "role", "merged", "with --stage: stdout, stderr, merged or profile_package_json")
 	f.StringVar(&o.File, "file", "", "print one file by its path in the bundle")
 	f.BoolVar(&o.Raw, "raw", false, "with --manifest, --file or --stage: write the bytes as stored, unescaped")
+	f.BoolVar(&o.JSON, "json", false, "list the files as one object ("+InspectMediaType+")")
 	return c
 }
 
 func runInspect(o *inspectOptions, s *streams) error {
+	if o.JSON && (o.Manifest || o.File != "" || o.Stage != "" || o.Raw) {
+		return fmt.Errorf("%w: --json lists the files; it does not go with --manifest, --file, --stage or --raw", ErrUsage)
+	}
 	f, err := os.Open(o.Bundle)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
@@ -91,6 +102,9 @@ func runInspect(o *inspectOptions, s *streams) error {
 	m, err := manifest.Decode(arc.RawManifest)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrUsage, manifest.Path, err)
+	}
+	if o.JSON {
+		return writeJSON(s.Out, inspectJSON(o.Bundle, arc, m))
 	}
 	fmt.Fprintf(s.Out, "%s (unverified: use dshaudit verify)\n", termtext.Escape(o.Bundle))
 	fmt.Fprintf(s.Out, "%-10d %s\n", len(arc.RawManifest), manifest.Path)

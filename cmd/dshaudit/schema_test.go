@@ -7,7 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/dshaudit/dshaudit/batch"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/image"
 	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/runner"
@@ -18,12 +22,15 @@ import (
 // media_type property of its schema in schema/.
 func TestMediaTypesMatchSchemas(t *testing.T) {
 	for name, mt := range map[string]string{
-		"static-result":      StaticResultMediaType,
-		"run-result":         runner.SummaryMediaType,
-		"verify-result":      verify.ResultMediaType,
-		"verify-summary":     SummaryMediaType,
-		"replay-result":      ReplayMediaType,
-		"image-build-result": ImageBuildMediaType,
+		"static-result":       StaticResultMediaType,
+		"run-result":          runner.SummaryMediaType,
+		"verify-result":       verify.ResultMediaType,
+		"verify-summary":      SummaryMediaType,
+		"replay-result":       ReplayMediaType,
+		"image-build-result":  ImageBuildMediaType,
+		"image-verify-result": ImageVerifyMediaType,
+		"batch-result":        BatchMediaType,
+		"inspect-result":      InspectMediaType,
 	} {
 		if !strings.HasSuffix(mt, ".v1+json") {
 			t.Errorf("%s: media type %q has no version", name, mt)
@@ -149,4 +156,120 @@ func TestVectorManifestsMatchSchema(t *testing.T) {
 	if checked < 10 {
 		t.Errorf("only %d manifests checked", checked)
 	}
+}
+
+// inspect --json of every test vector the reader accepts matches its
+// schema; every listed file has a role, and a mutated object is refused.
+func TestInspectJSONMatchesSchema(t *testing.T) {
+	vecs, err := filepath.Glob(vecDir + "*" + manifest.BundleSuffix)
+	if err != nil || len(vecs) < 10 {
+		t.Fatalf("test vectors: %v %v", vecs, err)
+	}
+	checked := 0
+	for _, v := range vecs {
+		code, out, errOut := runCLI(t, "inspect", v, "--json")
+		if code != 0 {
+			continue // a broken vector the reader refuses
+		}
+		schematest.Validate(t, "inspect-result", []byte(out))
+		checked++
+		if !strings.HasSuffix(v, "/boot_failed.dshaudit.tar.zst") {
+			continue
+		}
+		var r inspectResult
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		roles := map[string]inspectFile{}
+		for _, f := range r.Files {
+			roles[f.Role] = f
+			if f.Listed && (f.Role == "" || !f.Present || !f.Matches) {
+				t.Errorf("boot_failed: %+v", f)
+			}
+		}
+		if m := roles["1/T4/merged"]; m.Path != "repetitions/1/T4/merged" || m.Repetition != 1 || m.Stage != "T4" {
+			t.Errorf("1/T4/merged: %+v (stderr %s)", m, errOut)
+		}
+		if !r.Signed || roles["manifest"].Path != "manifest.json" || roles["signature"].Path == "" || roles["static/metadata"].Path == "" {
+			t.Errorf("roles %v", roles)
+		}
+		// The same --stage and --role print that file.
+		_, merged, _ := runCLI(t, "inspect", v, "--stage", "1/T4", "--raw")
+		_, file, _ := runCLI(t, "inspect", v, "--file", roles["1/T4/merged"].Path, "--raw")
+		if merged == "" || merged != file {
+			t.Error("the role's path is not the --stage 1/T4 file")
+		}
+		mutated := strings.Replace(out, `"listed": true`, `"listed": "yes"`, 1)
+		if sch := schematest.Schema(t, "inspect-result"); sch.Validate(mustJSON(t, mutated)) == nil {
+			t.Error("the schema accepts a mutated inspect object")
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d bundles inspected", checked)
+	}
+	if code, _, _ := runCLI(t, "inspect", vecDir+"pass.dshaudit.tar.zst", "--json", "--manifest"); code != ExitUsage {
+		t.Errorf("--json --manifest: exit %d, want %d", code, ExitUsage)
+	}
+}
+
+// batch --json needs an engine and runs; its object's shape is checked
+// here from the type it is encoded from, with a task in every state (the
+// batch end-to-end test validates what a real batch prints).
+func TestBatchResultShapeMatchesSchema(t *testing.T) {
+	var outs []batch.Outcome
+	for i, st := range []string{batch.StateDone, batch.StateSkipped, batch.StateUnresolvable, batch.StateDuplicate, batch.StateFailed, batch.StateCancelled} {
+		outs = append(outs, batch.Outcome{Task: batch.Task{Line: i + 1, Spec: "p@1", RunSpec: "p@1.0.0", Package: "p@1.0.0", Bundle: "/b/p-1.0.0.dshaudit.tar.zst"},
+			State: st, Verdict: "pass", Exit: i - 1, Attempts: i, Why: "because"})
+	}
+	_, out, _ := runCLI(t, append(append([]string{"verify"}, vecDir+"pass.dshaudit.tar.zst", vecDir+"edited_stdout.dshaudit.tar.zst"), "--key", vecKey, "--json")...)
+	var many struct {
+		Summary verify.Summary `json:"summary"`
+		Bundles []verify.Item  `json:"bundles"`
+	}
+	if err := json.Unmarshal([]byte(out), &many); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []batchResult{
+		{BatchMediaType, 1, "podman", "localhost/x@sha256:" + strings.Repeat("a", 64), "/b", outs, many.Summary, many.Bundles},
+		{BatchMediaType, 1, "slurm", "i", "/b", nil, verify.Summarise(nil), nil}, // nothing to run
+	} {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schematest.Validate(t, "batch-result", b)
+	}
+	b, _ := json.Marshal(batchResult{BatchMediaType, 1, "podman", "i", "/b", []batch.Outcome{{State: "finished"}}, many.Summary, many.Bundles})
+	if schematest.Schema(t, "batch-result").Validate(mustJSON(t, string(b))) == nil {
+		t.Error("the schema accepts a task state batch does not have")
+	}
+}
+
+// image verify --json: the shape of a same, a different (with a layer
+// and file difference) and a could-not-run object.
+func TestImageVerifyResultShapeMatchesSchema(t *testing.T) {
+	d := "sha256:" + strings.Repeat("b", 64)
+	for _, r := range []imageVerifyResult{
+		{MediaType: ImageVerifyMediaType, SchemaVersion: 1, Ref: "x@" + d, Want: d, Rebuilt: d, Same: true},
+		{MediaType: ImageVerifyMediaType, SchemaVersion: 1, Ref: "x@" + d, Want: d, Rebuilt: "sha256:" + strings.Repeat("c", 64),
+			Layers: []image.LayerDiff{{Index: 2, History: "dsh", GivenDiffID: d, RebuiltDiffID: d, FilesTruncated: true,
+				Files: []image.FileDiff{{Path: "a", Given: &image.FileRec{Path: "a", Type: "file", Size: 1, Mode: "0644", SHA256: "x"}}}}},
+			Notes: []string{"n"}},
+		{MediaType: ImageVerifyMediaType, SchemaVersion: 1, Ref: "x@" + d, Want: d, Error: "no network"},
+	} {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schematest.Validate(t, "image-verify-result", b)
+	}
+}
+
+func mustJSON(t *testing.T, s string) any {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
