@@ -2,6 +2,7 @@
 # The README's test command: installs and starts everything the tests need
 # on a fresh machine (podman, runc, mmdebstrap, npm, the sandbox image with
 # real dsh, via scripts/setup.sh; Chromium via scripts/setup-chromium.sh;
+# cosign and sigstore-js, pinned, via scripts/setup-thirdparty.sh;
 # a docker daemon of its own via scripts/setup-docker.sh; slurm-wlm and
 # munge, with munged, slurmctld and slurmd started directly, via
 # scripts/setup-slurm.sh), then runs every test, end-to-end ones included
@@ -21,6 +22,8 @@ dlog=$(mktemp /tmp/dshaudit-go-test-docker.XXXXXX.log)
 bash scripts/setup.sh || { echo "test.sh: scripts/setup.sh failed" >&2; status=1; }
 # The report tests open the pages in a real headless Chromium.
 bash scripts/setup-chromium.sh || { echo "test.sh: scripts/setup-chromium.sh failed" >&2; status=1; }
+# cosign and sigstore-js, pinned, for the third-party verification recipes.
+bash scripts/setup-thirdparty.sh || { echo "test.sh: scripts/setup-thirdparty.sh failed" >&2; status=1; }
 
 # A docker daemon of its own and a one-node Slurm on localhost (for the
 # batch end-to-end test, docs/batch.md); both stopped however the tests end.
