@@ -82,7 +82,7 @@ func wantErr(t *testing.T, err, want error) {
 	}
 	t.Logf("error: %v", err)
 	// Exactly one failure class per error.
-	for _, other := range []error{attest.ErrNoSignature, attest.ErrBundleMalformed, attest.ErrSignatureInvalid,
+	for _, other := range []error{attest.ErrNoSignature, attest.ErrBundleMalformed, attest.ErrSignatureInvalid, attest.ErrStatementUnsupported,
 		attest.ErrWrongKey, attest.ErrUntrustedSigner, attest.ErrSubjectMismatch, attest.ErrAmbiguousPolicy, attest.ErrKey} {
 		if other != want && errors.Is(err, other) {
 			t.Fatalf("error %v is both %v and %v", err, want, other)

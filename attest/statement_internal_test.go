@@ -67,15 +67,15 @@ func TestVerifySignedButForeignStatement(t *testing.T) {
 		"extra digest": {mk(func(st map[string]any) {
 			st["subject"] = []any{map[string]any{"name": SubjectName, "digest": map[string]any{"sha256": digest, "sha512": "00"}}}
 		}), ErrSubjectMismatch},
-		"statement v0.1":       {mk(func(st map[string]any) { st["_type"] = "https://in-toto.io/Statement/v0.1" }), ErrBundleMalformed},
-		"other predicate type": {mk(func(st map[string]any) { st["predicateType"] = "https://slsa.dev/provenance/v1" }), ErrBundleMalformed},
+		"statement v0.1":       {mk(func(st map[string]any) { st["_type"] = "https://in-toto.io/Statement/v0.1" }), ErrStatementUnsupported},
+		"other predicate type": {mk(func(st map[string]any) { st["predicateType"] = "https://slsa.dev/provenance/v1" }), ErrStatementUnsupported},
 		"predicate missing verdict": {mk(func(st map[string]any) {
 			st["predicate"] = map[string]any{"tool": pred.Tool, "subject": pred.Subject}
-		}), ErrBundleMalformed},
+		}), ErrStatementUnsupported},
 		"predicate unknown field": {mk(func(st map[string]any) {
 			st["predicate"] = map[string]any{"tool": pred.Tool, "subject": pred.Subject, "verdict": "pass", "extra": true}
-		}), ErrBundleMalformed},
-		"not json": {[]byte("not json"), ErrBundleMalformed},
+		}), ErrStatementUnsupported},
+		"not json": {[]byte("not json"), ErrStatementUnsupported},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -13,13 +13,17 @@ const (
 	ClassArchiveUnsafe    Class = "archive-unsafe"
 	ClassManifestInvalid  Class = "manifest-invalid"
 	ClassSignatureInvalid Class = "signature-invalid"
-	ClassUnsigned         Class = "unsigned"
-	ClassFileMissing      Class = "file-missing"
-	ClassFileExtra        Class = "file-extra"
-	ClassFileChanged      Class = "file-changed"
-	ClassEvidenceMissing  Class = "evidence-missing"
-	ClassVerdictMismatch  Class = "verdict-mismatch"
-	ClassRuleViolation    Class = "rule-violation"
+	// ClassStatementUnsupported: the signature is valid but signs
+	// something other than a dshaudit evidence statement (an in-toto
+	// Statement v0.1, another predicate type or shape).
+	ClassStatementUnsupported Class = "statement-unsupported"
+	ClassUnsigned             Class = "unsigned"
+	ClassFileMissing          Class = "file-missing"
+	ClassFileExtra            Class = "file-extra"
+	ClassFileChanged          Class = "file-changed"
+	ClassEvidenceMissing      Class = "evidence-missing"
+	ClassVerdictMismatch      Class = "verdict-mismatch"
+	ClassRuleViolation        Class = "rule-violation"
 
 	// The writer-fact classes (SPEC.md "What the verifier cross-checks"):
 	// a validly signed manifest that states something the editions it
@@ -54,7 +58,7 @@ const (
 
 // classOrder ranks classes: the first present decides the status.
 var classOrder = []Class{
-	ClassArchiveUnsafe, ClassManifestInvalid, ClassSignatureInvalid, ClassUnsigned,
+	ClassArchiveUnsafe, ClassManifestInvalid, ClassSignatureInvalid, ClassStatementUnsupported, ClassUnsigned,
 	ClassFileMissing, ClassFileExtra, ClassFileChanged,
 	ClassVerdictMismatch, ClassEvidenceMissing,
 	ClassEditionFact, ClassConditionMismatch, ClassSequenceShape, ClassStreamMismatch,
@@ -71,13 +75,16 @@ const (
 	StatusVerified         Status = "verified"
 	StatusTampered         Status = "tampered"
 	StatusSignatureInvalid Status = "signature-invalid"
-	StatusUnsigned         Status = "unsigned"
-	StatusVerdictMismatch  Status = "verdict-mismatch"
-	StatusRuleViolation    Status = "rule-violation"
+	// StatusStatementUnsupported: a valid signature over a statement
+	// that is not a dshaudit evidence statement.
+	StatusStatementUnsupported Status = "statement-unsupported"
+	StatusUnsigned             Status = "unsigned"
+	StatusVerdictMismatch      Status = "verdict-mismatch"
+	StatusRuleViolation        Status = "rule-violation"
 )
 
 // Statuses are every Status, verified first.
-var Statuses = []Status{StatusVerified, StatusTampered, StatusSignatureInvalid, StatusUnsigned, StatusVerdictMismatch, StatusRuleViolation}
+var Statuses = []Status{StatusVerified, StatusTampered, StatusSignatureInvalid, StatusStatementUnsupported, StatusUnsigned, StatusVerdictMismatch, StatusRuleViolation}
 
 // StatusFor is the status a report with findings of these classes has.
 func StatusFor(classes []Class) Status {
@@ -100,6 +107,8 @@ func statusOf(c Class) Status {
 		return StatusTampered
 	case ClassSignatureInvalid:
 		return StatusSignatureInvalid
+	case ClassStatementUnsupported:
+		return StatusStatementUnsupported
 	case ClassUnsigned:
 		return StatusUnsigned
 	case ClassVerdictMismatch:

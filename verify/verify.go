@@ -148,6 +148,9 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		switch {
 		case errors.Is(err, signed.ErrNoSignature):
 			rep.add(Finding{Class: ClassUnsigned, File: manifest.SignaturePath, Message: err.Error()})
+		case errors.Is(err, signed.ErrStatementUnsupported):
+			// The signature holds; what it signs is not ours.
+			rep.add(Finding{Class: ClassStatementUnsupported, File: manifest.SignaturePath, Clause: `SPEC.md "Signature"`, Message: err.Error()})
 		case errors.Is(err, signed.ErrSubjectMismatch):
 			// A valid signature over other bytes: the manifest was
 			// changed after signing.

@@ -17,6 +17,11 @@ var (
 	// ErrSignatureInvalid: the DSSE signature does not verify over the
 	// envelope's content: the envelope or the signature was altered.
 	ErrSignatureInvalid = errors.New("signature invalid")
+	// ErrStatementUnsupported: the signature is valid, but what it signs
+	// is not a dshaudit evidence statement: another in-toto statement
+	// version (v0.1, as cosign attest-blob writes), another predicate
+	// type, a predicate of another shape, or not a statement at all.
+	ErrStatementUnsupported = errors.New("the signed statement is not a dshaudit evidence statement")
 	// ErrWrongKey: the bundle was signed, but not by the public key the
 	// policy names.
 	ErrWrongKey = errors.New("signed by a different key")

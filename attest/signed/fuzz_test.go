@@ -23,8 +23,8 @@ func FuzzDecodeStatement(f *testing.F) {
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		st, err := DecodeStatement(payload)
 		if err != nil {
-			if !errors.Is(err, ErrBundleMalformed) {
-				t.Fatalf("error outside ErrBundleMalformed: %v", err)
+			if !errors.Is(err, ErrStatementUnsupported) {
+				t.Fatalf("error outside ErrStatementUnsupported: %v", err)
 			}
 			return
 		}

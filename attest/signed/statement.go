@@ -112,25 +112,31 @@ func EncodeStatement(manifest []byte, pred Predicate) ([]byte, error) {
 }
 
 // DecodeStatement parses and checks a signed statement's shape. It does
-// not compare the subject with a manifest.
+// not compare the subject with a manifest. It runs on a payload whose
+// signature verified, so every refusal is ErrStatementUnsupported: the
+// signature is valid, what it signs is not ours.
 func DecodeStatement(payload []byte) (*Statement, error) {
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.DisallowUnknownFields()
 	var st Statement
 	if err := dec.Decode(&st); err != nil {
-		return nil, fmt.Errorf("%w: statement: %w", ErrBundleMalformed, err)
+		return nil, fmt.Errorf("%w: statement: %w", ErrStatementUnsupported, err)
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("%w: statement: data after the JSON object", ErrBundleMalformed)
+		return nil, fmt.Errorf("%w: statement: data after the JSON object", ErrStatementUnsupported)
 	}
 	if st.Type != StatementType {
-		return nil, fmt.Errorf("%w: statement _type %q, want %q", ErrBundleMalformed, st.Type, StatementType)
+		hint := ""
+		if st.Type == "https://in-toto.io/Statement/v0.1" {
+			hint = " (in-toto Statement v0.1, as cosign attest-blob writes; the signature itself is valid)"
+		}
+		return nil, fmt.Errorf("%w: statement _type %q%s, want %q", ErrStatementUnsupported, st.Type, hint, StatementType)
 	}
 	if st.PredicateType != PredicateType {
-		return nil, fmt.Errorf("%w: predicateType %q, want %q", ErrBundleMalformed, st.PredicateType, PredicateType)
+		return nil, fmt.Errorf("%w: predicateType %q, want %q", ErrStatementUnsupported, st.PredicateType, PredicateType)
 	}
 	if err := st.Predicate.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBundleMalformed, err)
+		return nil, fmt.Errorf("%w: %w", ErrStatementUnsupported, err)
 	}
 	return &st, nil
 }

@@ -42,7 +42,7 @@ the report rules of DSHIO/T 20 12, DSHIO/T 21 5.2 and 8.2, DSHIO/T 10 8.2.
 
 Every finding is printed (stdout), each naming the file, field or clause,
 then one line: verified / verdict mismatch / tampered / signature invalid /
-unsigned / rule violation, and whether the result is usable for
+statement unsupported / unsigned / rule violation, and whether the result is usable for
 certification (a deviated or unstable result never is).
 
 With --claim, every declaration of conformity in FILE (a README, any text,
