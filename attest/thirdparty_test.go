@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 )
 
 // The recipes of SPEC.md "Third-party verification", run as written

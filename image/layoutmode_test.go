@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 )
 
 // modesOf lists every file and directory under dir whose permission
