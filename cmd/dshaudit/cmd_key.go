@@ -16,6 +16,20 @@ type keyGenerateOptions struct {
 	OutDir string
 	Name   string
 	Type   string
+	JSON   bool
+}
+
+// KeyMediaType identifies the --json object of `dshaudit key generate`.
+const KeyMediaType = "application/vnd.dshaudit.key-result.v1+json"
+
+// keyResult is key generate --json (schema/key-result.schema.json).
+type keyResult struct {
+	MediaType     string `json:"media_type"`
+	SchemaVersion int    `json:"schema_version"`
+	PrivateKey    string `json:"private_key"`
+	PublicKey     string `json:"public_key"`
+	Type          string `json:"type"`
+	Fingerprint   string `json:"fingerprint"`
 }
 
 func newKeyCmd(s *streams) *cobra.Command {
@@ -83,6 +97,7 @@ Exit codes:
 	f.StringVar(&o.OutDir, "out-dir", ".", "existing directory to write the key files into")
 	f.StringVar(&o.Name, "name", "dshaudit", "base name of the key files (NAME.key, NAME.pub)")
 	f.StringVar(&o.Type, "type", string(attest.DefaultKeyType), "key type: "+keyTypeList())
+	f.BoolVar(&o.JSON, "json", false, "print the paths, type and fingerprint as one object ("+KeyMediaType+")")
 	return c
 }
 
@@ -111,8 +126,14 @@ func runKeyGenerate(o *keyGenerateOptions, s *streams) error {
 		}
 		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 	}
-	fmt.Fprintf(s.Out, "private key: %s\npublic key:  %s\ntype:        %s\nfingerprint: %s\n",
-		kf.PrivatePath, kf.PublicPath, kt, kf.Fingerprint)
+	if o.JSON {
+		if err := writeJSON(s.Out, keyResult{KeyMediaType, 1, kf.PrivatePath, kf.PublicPath, string(kt), kf.Fingerprint}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(s.Out, "private key: %s\npublic key:  %s\ntype:        %s\nfingerprint: %s\n",
+			kf.PrivatePath, kf.PublicPath, kt, kf.Fingerprint)
+	}
 	fmt.Fprintf(s.ErrOut, "dshaudit: %s is not encrypted (mode 0600): keep it secret\n", kf.PrivatePath)
 	return nil
 }

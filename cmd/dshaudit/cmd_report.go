@@ -28,6 +28,36 @@ type reportOptions struct {
 	Replay  string
 	Out     string
 	Layout  report.Layout
+	JSON    bool
+}
+
+// ReportMediaType identifies the --json object of `dshaudit report`.
+const ReportMediaType = "application/vnd.dshaudit.report-result.v1+json"
+
+// reportResult is report --json (schema/report-result.schema.json):
+// the pages written, one per bundle, and the index of a site.
+type reportResult struct {
+	MediaType     string       `json:"media_type"`
+	SchemaVersion int          `json:"schema_version"`
+	Index         string       `json:"index"`
+	Pages         []reportPage `json:"pages"`
+}
+
+// reportPage is one bundle's page: Status is verify's status, or
+// "unreadable" (then Page is "" and Error says why); Verdict is the
+// index's category (a verdict code, "static only" or "not verified").
+type reportPage struct {
+	Bundle   string `json:"bundle"`
+	Page     string `json:"page"`
+	Status   string `json:"status"`
+	Verdict  string `json:"verdict"`
+	Verified bool   `json:"verified"`
+	Usable   bool   `json:"usable_for_certification"`
+	Error    string `json:"error,omitempty"`
+}
+
+func pageResult(e report.Entry, page string) reportPage {
+	return reportPage{Bundle: e.Bundle, Page: page, Status: e.Status, Verdict: e.Category, Verified: e.Verified, Usable: e.Usable, Error: e.Error}
 }
 
 func newReportCmd(s *streams) *cobra.Command {
@@ -83,6 +113,7 @@ Exit codes:
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
 	f.StringVar(&o.Replay, "replay", "", "show this result of dshaudit replay --json")
 	f.StringVarP(&o.Out, "output", "o", "", "the page to write (default: stdout); with many bundles, a directory")
+	f.BoolVar(&o.JSON, "json", false, "with -o: print what was written as one object ("+ReportMediaType+")")
 	f.IntVar(&o.Layout.MaxLines, "max-lines", report.DefaultMaxLines, "show at most this many lines of one evidence file")
 	f.IntVar(&o.Layout.Context, "context", report.DefaultContext, "lines either side of a first_error line that stay open")
 	o.limitFlags.register(f)
@@ -99,6 +130,9 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 	}
 	if o.Layout.MaxLines < 1 || o.Layout.Context < 1 {
 		return fmt.Errorf("%w: --max-lines and --context must be positive", ErrUsage)
+	}
+	if o.JSON && o.Out == "" {
+		return fmt.Errorf("%w: --json goes with -o (without it the page itself goes to stdout)", ErrUsage)
 	}
 	opts := verify.Options{Policy: pol, Limits: o.Limits, RuleLimits: o.RuleLimits}
 	paths, err := verify.Expand(o.Bundles)
@@ -156,7 +190,13 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 		if err := writeReportFile(cmd, o.Out, buf.Bytes()); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.Out, "%s: %s, %s\n", s.style().Field(o.Out), p.Status, verdictWord(p))
+		if o.JSON {
+			if err := writeJSON(s.Out, reportResult{ReportMediaType, 1, "", []reportPage{pageResult(report.EntryOf(p, o.Out), o.Out)}}); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(s.Out, "%s: %s, %s\n", s.style().Field(o.Out), p.Status, verdictWord(p))
+		}
 	}
 	if !p.Verified || (p.Claim != nil && p.Claim.Result.Outcome != claim.Backed) {
 		return silentError{ErrFindings}
@@ -173,6 +213,12 @@ func runReportSite(cmd *cobra.Command, o *reportOptions, s *streams, paths []str
 	// they are escaped like bundle text (SPEC.md "Output safety").
 	st := s.style()
 	var entries []report.Entry
+	res := reportResult{MediaType: ReportMediaType, SchemaVersion: 1, Pages: []reportPage{}}
+	// Progress lines go to stderr when stdout carries the JSON object.
+	lines := s.Out
+	if o.JSON {
+		lines = s.ErrOut
+	}
 	failed := 0
 	used := map[string]bool{}
 	for _, path := range paths {
@@ -190,7 +236,8 @@ func runReportSite(cmd *cobra.Command, o *reportOptions, s *streams, paths []str
 		if err != nil {
 			failed++
 			entries = append(entries, report.UnreadableEntry(path, err))
-			fmt.Fprintf(s.Out, "%-17s %s: %s\n", "unreadable", st.Field(path), st.Field(err.Error()))
+			res.Pages = append(res.Pages, pageResult(entries[len(entries)-1], ""))
+			fmt.Fprintf(lines, "%-17s %s: %s\n", "unreadable", st.Field(path), st.Field(err.Error()))
 			continue
 		}
 		name := pageName(path, used)
@@ -205,7 +252,8 @@ func runReportSite(cmd *cobra.Command, o *reportOptions, s *streams, paths []str
 			failed++
 		}
 		entries = append(entries, report.EntryOf(p, name))
-		fmt.Fprintf(s.Out, "%-17s %s → %s\n", p.Status, st.Field(path), st.Field(filepath.Join(o.Out, name)))
+		res.Pages = append(res.Pages, pageResult(entries[len(entries)-1], filepath.Join(o.Out, name)))
+		fmt.Fprintf(lines, "%-17s %s → %s\n", p.Status, st.Field(path), st.Field(filepath.Join(o.Out, name)))
 	}
 	var buf bytes.Buffer
 	if err := report.WriteIndex(&buf, report.NewIndex(entries)); err != nil {
@@ -215,7 +263,14 @@ func runReportSite(cmd *cobra.Command, o *reportOptions, s *streams, paths []str
 	if err := writeReportFile(cmd, index, buf.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "\n%s: %d bundles, %d not verified\n", st.Field(index), len(paths), failed)
+	if o.JSON {
+		res.Index = index
+		if err := writeJSON(s.Out, res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(s.Out, "\n%s: %d bundles, %d not verified\n", st.Field(index), len(paths), failed)
+	}
 	if failed > 0 {
 		return silentError{ErrFindings}
 	}

@@ -31,6 +31,8 @@ func TestMediaTypesMatchSchemas(t *testing.T) {
 		"image-verify-result": ImageVerifyMediaType,
 		"batch-result":        BatchMediaType,
 		"inspect-result":      InspectMediaType,
+		"report-result":       ReportMediaType,
+		"key-result":          KeyMediaType,
 	} {
 		if !strings.HasSuffix(mt, ".v1+json") {
 			t.Errorf("%s: media type %q has no version", name, mt)
@@ -272,4 +274,53 @@ func mustJSON(t *testing.T, s string) any {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// report -o --json, of one page and of a site with a bundle that cannot
+// be read, and key generate --json match their schemas.
+func TestReportAndKeyJSONMatchSchema(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "report", vecDir+"boot_failed.dshaudit.tar.zst", "--key", vecKey, "-o", filepath.Join(dir, "b.html"), "--json")
+	if code != 0 {
+		t.Fatalf("report --json: exit %d: %s", code, errOut)
+	}
+	schematest.Validate(t, "report-result", []byte(out))
+	if !strings.Contains(out, `"verdict": "boot_failed"`) {
+		t.Errorf("one page: %s", out)
+	}
+	in := filepath.Join(dir, "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{"pass": "pass", "edited": "edited_stdout"} {
+		b, err := os.ReadFile(vecDir + src + manifest.BundleSuffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(in, name+manifest.BundleSuffix), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(in, "junk"+manifest.BundleSuffix), []byte("not zstd"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, errOut = runCLI(t, "report", in, "--key", vecKey, "-o", filepath.Join(dir, "site"), "--json")
+	schematest.Validate(t, "report-result", []byte(out))
+	var r reportResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Pages) != 3 || r.Index == "" || !strings.Contains(errOut, "unreadable") {
+		t.Errorf("site: %s\nstderr %s", out, errOut)
+	}
+	if code, _, _ := runCLI(t, "report", vecDir+"pass.dshaudit.tar.zst", "--key", vecKey, "--json"); code != ExitUsage {
+		t.Errorf("--json without -o: exit %d, want %d", code, ExitUsage)
+	}
+	for _, kt := range []string{"ed25519", "ecdsa-p256"} {
+		code, out, errOut := runCLI(t, "key", "generate", "--out-dir", dir, "--name", kt, "--type", kt, "--json")
+		if code != 0 {
+			t.Fatalf("key generate --json: exit %d: %s", code, errOut)
+		}
+		schematest.Validate(t, "key-result", []byte(out))
+	}
 }
