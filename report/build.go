@@ -111,7 +111,7 @@ func header(rep *verify.Report) *Page {
 }
 
 // headline says in one line whether the evidence verified and which
-// verdict it backs; the kind decides the look (SPEC.md "Report pages").
+// verdict it backs; the kind decides the look (DESIGN.md "Report pages").
 func headline(p *Page) Headline {
 	v := p.Verdict
 	if !p.Verified {
