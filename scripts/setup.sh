@@ -2,7 +2,8 @@
 # setup.sh — make a fresh Debian bookworm machine (as root) ready for
 # dshaudit: install podman, runc, mmdebstrap, busybox-static, zstd,
 # ca-certificates, skopeo (the image tests copy an OCI layout with it as
-# another user) and npm (packs local plugin directories) if missing, make
+# another user) and npm (packs local plugin directories) if missing, install
+# js-yaml 4.3.1 for the differential tests, make
 # podman use runc, build the default dsh sandbox image (its Debian base by
 # mmdebstrap from the committed package lock image/debian-bookworm.lock.json;
 # cached by its input digests) and load it into podman.
@@ -55,6 +56,21 @@ fi
 
 command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || die "Go is not installed (need Go 1.26.x; see go.mod)"
 command -v go >/dev/null 2>&1 || PATH=/usr/local/go/bin:$PATH
+
+# 1b. The real consumers the differential tests run (SPEC.md "Consumers"):
+#    js-yaml at the version dsh ships, from the committed npm lock, into
+#    $CACHE/consumers/js-yaml (rules/jsyaml); skipped when that version is there.
+JSYAML_DIR=$CACHE/consumers/js-yaml
+if [ "$(cat "$JSYAML_DIR/node_modules/js-yaml/package.json" 2>/dev/null | sed -n 's/^  "version": "\(.*\)",$/\1/p')" = 4.3.1 ] &&
+	cmp -s "$REPO/scripts/consumers/js-yaml/package-lock.json" "$JSYAML_DIR/package-lock.json"; then
+	say "js-yaml 4.3.1 present in $JSYAML_DIR"
+else
+	say "installing js-yaml 4.3.1 (npm ci from scripts/consumers/js-yaml/package-lock.json) into $JSYAML_DIR"
+	mkdir -p "$JSYAML_DIR"
+	cp "$REPO/scripts/consumers/js-yaml/package.json" "$REPO/scripts/consumers/js-yaml/package-lock.json" "$JSYAML_DIR/"
+	(cd "$JSYAML_DIR" && npm ci --ignore-scripts --no-audit --no-fund >&2) || die "npm ci of js-yaml 4.3.1 in $JSYAML_DIR failed"
+fi
+command -v node >/dev/null 2>&1 || die "node is not on PATH (Debian's npm package brings nodejs); the js-yaml differential test runs it"
 
 # 2. podman's runtime: crun fails on these hosts ("cgroups in hybrid mode
 #    not supported"), runc works. dshaudit passes --runtime runc itself;
