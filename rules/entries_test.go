@@ -20,10 +20,15 @@ func TestInsertEntries(t *testing.T) {
 		{"incomplete entries kept empty", "- insert:\n    - id: a\n    - name: pb\n    - scalar\n    - id: ~\n      name: [x]\n", []Entry{{ID: "a"}, {Name: "pb"}, {}, {}}, false},
 		{"alias", "- insert:\n    - &e {id: a, name: pa}\n    - *e\n", []Entry{{"a", "pa"}, {"a", "pa"}}, false},
 		{"comments and tags", "# c\n- insert: # c\n    - id: !!str a\n      name: pa # c\n", []Entry{{"a", "pa"}}, false},
-		{"id and name from a merge", "- insert:\n    - <<: {id: a, name: pa}\n    - <<: [{id: b}, {id: x, name: pb}]\n      name: pb\n", []Entry{{"a", "pa"}, {"b", "pb"}}, false},
-		{"insert from a merge", "- <<: {insert: [{id: a, name: pa}]}\n", []Entry{{"a", "pa"}}, false},
+		// Merge keys: js-yaml (dsh's JSON schema) keeps << a plain key, a
+		// YAML 1.1 loader merges; the readings differ, the patch is refused.
+		{"id and name from a merge", "- insert:\n    - <<: {id: a, name: pa}\n    - <<: [{id: b}, {id: x, name: pb}]\n      name: pb\n", nil, true},
+		{"insert from a merge", "- <<: {insert: [{id: a, name: pa}]}\n", nil, true},
 		{"quoted << is an ordinary key", "- insert:\n    - \"<<\": {id: a, name: pa}\n", []Entry{{}}, false},
-		{"entry with a refused merge kept empty", "- insert:\n    - id: a\n      name: pa\n      <<: 1\n", []Entry{{}}, false},
+		{"entry with a merge refused", "- insert:\n    - id: a\n      name: pa\n      <<: 1\n", nil, true},
+		{"duplicate key refused", "- insert:\n    - id: a\n      name: pa\n      id: b\n", nil, true},
+		{"a number id is no string", "- insert:\n    - id: 123\n      name: pa\n    - id: '123'\n      name: 0x10\n", []Entry{{Name: "pa"}, {ID: "123"}}, false},
+		{"js-yaml's strings: yes, no, 1_000", "- insert:\n    - id: yes\n      name: 1_000\n", []Entry{{"yes", "1_000"}}, false},
 		{"mapping root", "insert:\n  - id: a\n", nil, true},
 		{"empty", "", nil, true},
 		{"not YAML", "- insert:\n    - id: badyaml\n      name: @fx/badyaml-dsh-plugin\n", nil, true},

@@ -3,6 +3,8 @@ package rules
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/dshaudit/dshaudit/rules/jsyaml"
 )
 
 // This file is a fast path of ParseDump for the YAML that dsh writes: the
@@ -18,8 +20,12 @@ import (
 // multi-line plain or quoted scalars, indented comments, tabs, lines of
 // spaces alone, indentation other than the one expected, and any item whose
 // id, name or disabled is not a one-line scalar it can read exactly.
-// ParseDump then parses with yaml.v3, which stays the reference: whenever
-// the fast path accepts a dump, yaml.v3 parses it without error into the
+// It also gives up on what the reference (yaml.v3's tree read as js-yaml
+// builds it, rules/jsyaml) refuses or resolves to other than a string: a
+// duplicated key in any mapping, a key such as 1 or true, an id or name
+// that js-yaml resolves to null, a boolean or a number, and an empty block
+// scalar. ParseDump then reads through the reference: whenever the fast
+// path accepts a dump, the reference reads it without error into the
 // same entries (the tests TestParseDumpFast* over the real dumps, edits
 // of them, generated dumps and directed cases; FuzzParseDumpFast over any
 // bytes). The fast path never refuses a dump, so every error ParseDump
@@ -228,15 +234,15 @@ func (m *fastMap) dumpEntry(line int) (e DumpEntry, keep, ok bool) {
 	return e, true, true
 }
 
-// str is the value scalarString gives for s: an untagged one-line scalar
-// that does not resolve to null.
+// str is the string js-yaml reads for s: an untagged one-line scalar,
+// quoted or plain; ok false for a plain one that js-yaml's JSON schema
+// resolves to null, a boolean or a number (the reference then decides).
 func (s fastScalar) str() (string, bool) {
 	if !s.ok || s.tag != "" {
 		return "", false
 	}
-	if !s.quoted {
-		switch string(s.raw) {
-		case "~", "null", "Null", "NULL":
+	if !s.quoted && plainMaybeNotString(s.raw) {
+		if k, _ := jsyaml.PlainKind(string(s.raw)); k != jsyaml.String {
 			return "", false
 		}
 	}
@@ -268,10 +274,26 @@ func (p *dumpFastParser) entry(col int, rest []byte, depth int) (m fastMap, isMa
 // (from col on) is first, and the lines after it that belong to it.
 func (p *dumpFastParser) mapping(col int, first []byte, depth int) (m fastMap, ok bool) {
 	text := first
+	var seenBuf [16][]byte
+	seen := seenBuf[:0]
 	for {
 		key, val, isKey := splitKey(text)
 		if !isKey {
 			return m, false
+		}
+		// js-yaml throws on a duplicated key, and reads a key like 1 or
+		// true as a number or boolean it stringifies: the reference
+		// refuses both, so the fast path gives up.
+		for _, k := range seen {
+			if bytes.Equal(k, key) {
+				return m, false
+			}
+		}
+		seen = append(seen, key)
+		if plainMaybeNotString(key) {
+			if k, _ := jsyaml.PlainKind(string(key)); k != jsyaml.String {
+				return m, false
+			}
 		}
 		var s fastScalar
 		if len(val) == 0 {
@@ -352,8 +374,9 @@ func (p *dumpFastParser) nested(in int, depth int) bool {
 // blockScalar passes over the content lines of a block scalar whose
 // header ended the previous line, in a mapping at column col: empty lines
 // and lines indented at least as far as the first non-empty one, which
-// must be indented beyond col (else the scalar is empty). A line of
-// spaces alone gives up: libyaml reads such lines by rules of their own.
+// must be indented beyond col (else the scalar is empty, which js-yaml may
+// refuse and the reference does: it gives up). A line of spaces alone
+// gives up: libyaml reads such lines by rules of their own.
 func (p *dumpFastParser) blockScalar(col int) bool {
 	content := -1
 	for !p.eof() {
@@ -368,7 +391,7 @@ func (p *dumpFastParser) blockScalar(col int) bool {
 		}
 		if content < 0 {
 			if in <= col {
-				return true
+				return false // an empty block scalar: the reference refuses it
 			}
 			content = in
 		}
@@ -377,7 +400,7 @@ func (p *dumpFastParser) blockScalar(col int) bool {
 		}
 		p.advance()
 	}
-	return true
+	return content >= 0 // else empty to the end: the reference refuses it
 }
 
 // splitKey splits "key: value" or "key:" into key and value; isKey false
@@ -399,6 +422,24 @@ func splitKey(text []byte) (key, val []byte, isKey bool) {
 		return text[:n], text[n+2:], true
 	}
 	return nil, nil, false
+}
+
+// plainMaybeNotString is a cheap test before jsyaml.PlainKind: only a
+// plain scalar that is empty, starts with a digit, a sign, a dot or ~, or
+// is one of the null and boolean words can resolve to something other
+// than a string.
+func plainMaybeNotString(k []byte) bool {
+	if len(k) == 0 {
+		return true
+	}
+	if c := k[0]; c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == '~' {
+		return true
+	}
+	switch string(k) {
+	case "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE":
+		return true
+	}
+	return false
 }
 
 func isKeyByte(c byte, first bool) bool {

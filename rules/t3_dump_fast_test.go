@@ -98,14 +98,19 @@ func TestParseDumpFastDirected(t *testing.T) {
 		{"- id: a\n  name: '@x/y'\n  disabled: true\n", true},
 		{"- id: a\n  disabled: false\n- id: a\n  disabled: !!js x ?? 'y'\n", true},
 		{"- id: a\n  config:\n    k: >-\n      text: # x\n\n      more\n    j: 1\n", true},
-		{"- id: a\n  config:\n    k: |\n# c\n    j: 1\n", true},
+		{"- id: a\n  config:\n    k: |\n# c\n    j: 1\n", false}, // an empty block scalar: the reference refuses it
 		{"- id: a\n  config:\n    l:\n      - .\n      - 3\n      - k: v\n        j: w\n", true},
 		{"- id: a\n  config:\n    e:\n    f: []\n    g: {}\n", true},
 		{"- x\n- 'y'\n- id: z\n", true},
 		{"- id: 'a''b'\n  name: c\n", true},
 		{"- name: only\n", true},
 		{"- id: a\n  name: a,b\n", true},
-		{"- id: -1\n", true},
+		{"- id: -1\n", false},                // a number to js-yaml: the reference decides
+		{"- id: a\n  x: 1\n  x: 2\n", false}, // a duplicated key: the reference refuses it
+		{"- id: a\n  config:\n    k: 1\n    k: 1\n", false},
+		{"- id: a\n  1: x\n", false}, // a number key
+		{"- id: a\n  true: x\n", false},
+		{"- id: a\n  name: 'b'\n  disabled: false\n", true},
 		{"- id: a\n  x: \u00e9t\u00e9\n", true},
 		// Given up on, each for one reason.
 		{"", false},
@@ -222,7 +227,9 @@ func TestParseDumpFastMutations(t *testing.T) {
 		}
 		tally.check(t, fmt.Sprintf("round %d", round), []byte(strings.Join(lines, "")))
 	}
-	tally.enough(t, 1000, 500)
+	// A doubled line is a duplicated key, which the reference refuses and
+	// the fast path gives up on: about 950 of 5,000 edits are accepted.
+	tally.enough(t, 800, 500)
 }
 
 // TestParseDumpFastGenerated builds dumps from the shapes the subset
@@ -244,7 +251,7 @@ func TestParseDumpFastGenerated(t *testing.T) {
 		}
 		return b.String()
 	}
-	keys := []string{"id", "name", "disabled", "config", "inject", "x", "y-z", "$k", "0", "a.b"}
+	keys := []string{"id", "name", "disabled", "config", "inject", "x", "y-z", "$k", "k0", "a.b"}
 	var value func(b *strings.Builder, col, depth int)
 	var mapping func(b *strings.Builder, col, depth int, first string)
 	value = func(b *strings.Builder, col, depth int) {
@@ -286,14 +293,22 @@ func TestParseDumpFastGenerated(t *testing.T) {
 		}
 	}
 	mapping = func(b *strings.Builder, col, depth int, first string) {
+		// Mostly distinct keys: a mapping with a duplicated key is refused
+		// by the reference (js-yaml throws), so the fast path gives up on it.
+		used := map[string]bool{}
 		for n := rng.IntN(4); n >= 0; n-- {
+			k := keys[rng.IntN(len(keys))]
+			if used[k] && rng.IntN(8) != 0 {
+				continue
+			}
+			used[k] = true
 			if first != "" {
 				b.WriteString(first)
 				first = ""
 			} else {
 				b.WriteString(strings.Repeat(" ", col))
 			}
-			b.WriteString(keys[rng.IntN(len(keys))] + ":")
+			b.WriteString(k + ":")
 			value(b, col, depth)
 			if rng.IntN(8) == 0 {
 				b.WriteString("# " + word(4) + "\n")

@@ -1,43 +1,46 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
-	"gopkg.in/yaml.v3"
-
-	"github.com/dshaudit/dshaudit/rules/yamlmerge"
+	"github.com/dshaudit/dshaudit/rules/jsyaml"
 )
 
 // DumpEntry is one item of the root list of a --dump-config output.
 type DumpEntry struct {
 	ID   string
 	Name string
-	// Disabled is true when the item carries a literal `disabled: true`,
-	// written or merged in, or cannot be built (Unloadable).
+	// Disabled is JavaScript's Boolean() of the item's `disabled` value
+	// as js-yaml builds it, the test dsh's loader applies: true, a
+	// non-empty string ("false" and "no" included), a non-zero number, a
+	// list or a mapping disable the entry; false, null, 0, NaN and ""
+	// do not.
 	Disabled bool
-	// Unloadable says why a YAML 1.1 loader with merge keys would refuse
-	// the item's merges; such an item counts as disabled.
-	Unloadable string
-	// DisabledExpr holds the source of a `disabled:` value that is not a
-	// literal boolean (e.g. a `!!js` expression), which is not evaluated.
+	// DisabledExpr holds the source of a `disabled:` value that is a
+	// `!!js` expression, which dsh's loader evaluates at activation and
+	// dshaudit does not: whether the entry is in effect is undecided.
 	DisabledExpr string
 	// Line is the item's 1-based line in the dump.
 	Line int
 }
 
-// ParseDump decodes a `dsh --profile web --dump-config` output as YAML
-// nodes (comments and custom tags such as `!!js` are kept as node data,
-// never evaluated) and returns the entries of its root list: every item
-// that is a mapping with exactly one scalar `id`. Keys are read through
-// merge keys (`<<`) as a YAML 1.1 loader builds the mapping; an item whose
-// merges such a loader refuses counts as disabled. Items nested inside
+// ParseDump reads a `dsh --profile web --dump-config` output as dsh's
+// loader reads it, js-yaml 4.3.1 with dsh's schema (rules/jsyaml; SPEC.md
+// "Consumers"), and returns the entries of its root list: every item that
+// is a mapping whose `id` is a string. `!!js` scalars are kept as
+// expressions, never evaluated. A dump that js-yaml refuses, or that
+// another plausible reader would read differently (duplicate keys, merge
+// keys, ...), is an error naming both readings. Items nested inside
 // another item's config are not entries of the composed tree and are never
 // returned. The dump must be exactly one YAML document whose root is a
 // list. SPEC.md "T3 mount".
 //
 // A dump in the block style dsh writes is read by a fast path that gives
 // the same entries without a node tree (t3_dump_fast.go); any other dump
-// is parsed with yaml.v3.
+// is read through the yaml.v3 node tree.
 func ParseDump(stdout []byte) ([]DumpEntry, error) {
 	if d, ok := parseDumpFast(stdout); ok {
 		return d, nil
@@ -45,51 +48,35 @@ func ParseDump(stdout []byte) ([]DumpEntry, error) {
 	return parseDumpYAML(stdout)
 }
 
-// parseDumpYAML is ParseDump through a yaml.v3 node tree: the reference
-// the fast path is tested against.
+// parseDumpYAML is ParseDump through a yaml.v3 node tree read as js-yaml
+// builds it: the reference the fast path is tested against.
 func parseDumpYAML(stdout []byte) ([]DumpEntry, error) {
-	root, err := parseSingleDocument(stdout)
+	root, _, err := jsyaml.Load(stdout)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read as %s: %w", jsyaml.Consumer, err)
 	}
-	if root.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("dump root is a %s, want a list", kindName(root))
+	if root == nil {
+		return nil, errors.New("no YAML document")
+	}
+	if root.Kind != jsyaml.List {
+		return nil, fmt.Errorf("dump root is %s, want a list", jsyaml.Describe(root))
 	}
 	var out []DumpEntry
-	rd := yamlmerge.NewReader()
-	for _, item := range root.Content {
-		line := item.Line
-		item = resolve(item)
-		if item.Kind != yaml.MappingNode {
+	for _, item := range root.Items {
+		if item.Kind != jsyaml.Map {
 			continue
 		}
-		idNode, n := rd.Get(item, "id")
-		if n != 1 {
-			continue
-		}
-		id, ok := scalarString(idNode)
+		id, ok := item.Get("id").String()
 		if !ok {
 			continue
 		}
-		e := DumpEntry{ID: id, Line: line}
-		if nameNode, n := rd.Get(item, "name"); n == 1 {
-			e.Name, _ = scalarString(nameNode)
-		}
-		if d, n := rd.Get(item, "disabled"); n > 0 {
-			if d.Kind == yaml.ScalarNode && d.ShortTag() == "!!bool" {
-				var b bool
-				if d.Decode(&b) == nil {
-					e.Disabled = b
-				}
-			} else {
-				e.DisabledExpr = d.Tag + " " + d.Value
-			}
-			if n > 1 {
-				e.Disabled = true // ambiguous: refuse to count it as in effect
-			}
-		}
-		if p := rd.Problem(item); p != "" {
-			e.Disabled, e.Unloadable = true, p
+		e := DumpEntry{ID: id, Line: item.Line}
+		e.Name, _ = item.Get("name").String()
+		d := item.Get("disabled")
+		if b, decided := jsyaml.Truthy(d); decided {
+			e.Disabled = b
+		} else {
+			e.DisabledExpr = "!!js " + d.Str
 		}
 		out = append(out, e)
 	}
@@ -139,6 +126,9 @@ func DeriveT3(entries []Entry, o Observation, lim Limits) StageResult {
 			bad = append(bad, fmt.Sprintf("insert entry #%d: %s", i+1, why))
 		}
 	}
+	if len(bad) == 0 {
+		bad = packageConflicts(entries, dump)
+	}
 	if len(bad) > 0 {
 		// No output line locates this cause: the dump is a well-formed tree.
 		return failed(T3, InstallsButNotRegistered, boundLine(SyntheticPrefix+bad[0]), bad)
@@ -146,39 +136,55 @@ func DeriveT3(entries []Entry, o Observation, lim Limits) StageResult {
 	return passed(T3, good)
 }
 
-// entryMounted decides one insert entry against the dump items with its id.
+// entryMounted decides one insert entry against the dump items with its
+// id: exactly one, with the package's name, and in effect (not disabled
+// by JavaScript's truthiness, not a !!js expression). Several items with
+// the id conflict: which one dsh keeps is not in the dump, so none counts.
 func entryMounted(e Entry, items []DumpEntry) (bool, string) {
 	if e.ID == "" || e.Name == "" {
 		return false, fmt.Sprintf("entry declares id %q and name %q; both must be non-empty to be found", e.ID, e.Name)
 	}
-	if len(items) == 0 {
+	switch len(items) {
+	case 0:
 		return false, fmt.Sprintf("no root entry with id %q in the dump", e.ID)
+	case 1:
+	default:
+		lines := make([]string, len(items))
+		for i, d := range items {
+			lines[i] = strconv.Itoa(d.Line)
+		}
+		return false, fmt.Sprintf("the dump has %d root entries with id %q (lines %s); they conflict, since the dump does not say which one dsh's loader keeps", len(items), e.ID, strings.Join(lines, ", "))
 	}
-	var names []string
-	disabled, unloadable := false, ""
-	for _, d := range items {
-		if d.Name != e.Name {
-			names = append(names, d.Name)
+	d := items[0]
+	switch {
+	case d.Name != e.Name:
+		return false, fmt.Sprintf("entry id %q is in the dump with name %q, want %q", e.ID, d.Name, e.Name)
+	case d.Disabled:
+		return false, fmt.Sprintf("entry id %q with name %q is in the dump at line %d but disabled: its disabled value is truthy to JavaScript, the test dsh's loader applies", e.ID, e.Name, d.Line)
+	case d.DisabledExpr != "":
+		return false, fmt.Sprintf("entry id %q with name %q is in the dump at line %d, but its disabled value %q is an expression dsh's loader evaluates at activation and dshaudit does not, so whether it is in effect is undecided", e.ID, e.Name, d.Line, d.DisabledExpr)
+	}
+	return true, fmt.Sprintf("entry id %q with name %q is in the dump at line %d", e.ID, e.Name, d.Line)
+}
+
+// packageConflicts lists the dump items that name the package but are
+// not in effect (disabled or undecided), beside insert entries that are:
+// every entry that names the plugin must agree. SPEC.md "T3 mount".
+func packageConflicts(targets []Entry, dump []DumpEntry) []string {
+	if len(targets) == 0 {
+		return nil
+	}
+	pkg := targets[0].Name
+	var out []string
+	for _, d := range dump {
+		if pkg == "" || d.Name != pkg || (!d.Disabled && d.DisabledExpr == "") {
 			continue
 		}
-		if d.Disabled {
-			disabled = true
-			if unloadable == "" {
-				unloadable = d.Unloadable
-			}
-			continue
+		state := "disabled (its disabled value is truthy to JavaScript)"
+		if !d.Disabled {
+			state = fmt.Sprintf("of undecided state (disabled is the expression %q)", d.DisabledExpr)
 		}
-		why := fmt.Sprintf("entry id %q with name %q is in the dump at line %d", e.ID, e.Name, d.Line)
-		if d.DisabledExpr != "" {
-			why += fmt.Sprintf(" (its disabled value %q is an expression, not evaluated)", d.DisabledExpr)
-		}
-		return true, why
+		out = append(out, fmt.Sprintf("root entry id %q at line %d also names the package %q and is %s: the entries naming the plugin disagree", d.ID, d.Line, pkg, state))
 	}
-	if unloadable != "" {
-		return false, fmt.Sprintf("entry id %q with name %q is in the dump, but a YAML loader with merge keys refuses its mapping (%s), so it counts as disabled", e.ID, e.Name, unloadable)
-	}
-	if disabled {
-		return false, fmt.Sprintf("entry id %q with name %q is in the dump but disabled: true", e.ID, e.Name)
-	}
-	return false, fmt.Sprintf("entry id %q is in the dump with name %q, want %q", e.ID, names[0], e.Name)
+	return out
 }

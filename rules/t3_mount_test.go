@@ -25,11 +25,23 @@ func TestDeriveT3(t *testing.T) {
 			o: obs(T3, 0, dumpHead+"# == hello-dsh-plugin\n- id: hello-dsh\n  name: hello-dsh-plugin\n", ""), status: StagePassed},
 		{name: "pass with quoted name and !!js config", entries: helloEntries,
 			o: obs(T3, 0, dumpHead+"- id: 'hello-dsh'\n  name: \"hello-dsh-plugin\"\n  config:\n    x: !!js >-\n      1 +\n      2\n", ""), status: StagePassed},
-		{name: "pass with !!js disabled expression", entries: helloEntries,
-			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: !!js process.platform === 'win32'\n", ""), status: StagePassed,
-			reason: "not evaluated"},
-		{name: "pass via anchor and alias", entries: helloEntries,
-			o: obs(T3, 0, "- &e\n  id: hello-dsh\n  name: hello-dsh-plugin\n- *e\n", ""), status: StagePassed},
+		{name: "!!js disabled expression is undecided", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: !!js process.platform === 'win32'\n", ""), status: StageFailed,
+			verdict: InstallsButNotRegistered, reason: "undecided"},
+		{name: "pass via anchor", entries: helloEntries,
+			o: obs(T3, 0, "- &e\n  id: hello-dsh\n  name: hello-dsh-plugin\n", ""), status: StagePassed},
+		{name: "an alias repeats the entry: two entries with its id", entries: helloEntries,
+			o: obs(T3, 0, "- &e\n  id: hello-dsh\n  name: hello-dsh-plugin\n- *e\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			reason: "they conflict"},
+		{name: "two entries with the id, one disabled", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: true\n", ""), status: StageFailed,
+			verdict: InstallsButNotRegistered, reason: "2 root entries with id \"hello-dsh\" (lines 1, 3)"},
+		{name: "another entry naming the package is disabled", entries: helloEntries,
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n- id: hello-2\n  name: hello-dsh-plugin\n  disabled: 'yes'\n", ""), status: StageFailed,
+			verdict: InstallsButNotRegistered, reason: "the entries naming the plugin disagree"},
+		{name: "a number id is not the string id", entries: []Entry{{ID: "123", Name: "hello-dsh-plugin"}},
+			o: obs(T3, 0, "- id: 123\n  name: hello-dsh-plugin\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
+			reason: "no root entry with id \"123\""},
 		{name: "name mismatch", entries: helloEntries,
 			o: obs(T3, 0, dumpHead+"- id: hello-dsh\n  name: other-plugin\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
 			fe: SyntheticPrefix + "insert entry #1: entry id \"hello-dsh\" is in the dump with name \"other-plugin\", want \"hello-dsh-plugin\""},
@@ -44,54 +56,57 @@ func TestDeriveT3(t *testing.T) {
 			status: StageFailed, verdict: InstallsButNotRegistered, reason: "no root entry"},
 		{name: "entry disabled by a later layer", entries: helloEntries,
 			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: true\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
-			reason: "disabled: true"},
-		// Merge keys: SPEC.md "T3 mount" (interpretation — merge keys).
+			reason: "truthy to JavaScript"},
+		// Merge keys: js-yaml's JSON schema (dsh's) reads << as a plain key,
+		// a YAML 1.1 loader merges: the readings differ, the dump is
+		// refused. SPEC.md "Consumers".
 		{name: "disabled by a merge key", entries: helloEntries,
-			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: {disabled: true}\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
-			reason: "disabled: true"},
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: {disabled: true}\n", ""), status: StageFailed, verdict: ConfigFailed,
+			reason: "merge key"},
 		{name: "disabled by a merged alias", entries: helloEntries,
 			o:      obs(T3, 0, "- id: x\n  name: y\n  config: &off {disabled: true}\n- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: *off\n", ""),
-			status: StageFailed, verdict: InstallsButNotRegistered, reason: "disabled: true"},
+			status: StageFailed, verdict: ConfigFailed, reason: "merge key"},
 		{name: "disabled by a later map of a merge list", entries: helloEntries,
 			o:      obs(T3, 0, "- id: x\n  name: y\n  config: {a: &a {x: 1}, b: &b {disabled: true}}\n- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: [*a, *b]\n", ""),
-			status: StageFailed, verdict: InstallsButNotRegistered, reason: "disabled: true"},
+			status: StageFailed, verdict: ConfigFailed, reason: "merge key"},
 		{name: "disabled by a nested merge", entries: helloEntries,
 			o:      obs(T3, 0, "- id: x\n  name: y\n  config: {a: &a {<<: {disabled: true}}}\n- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: *a\n", ""),
-			status: StageFailed, verdict: InstallsButNotRegistered, reason: "disabled: true"},
+			status: StageFailed, verdict: ConfigFailed, reason: "merge key"},
 		{name: "disabled by a !!merge-tagged key", entries: helloEntries,
-			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  !!merge <<: {disabled: true}\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
-			reason: "disabled: true"},
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  !!merge <<: {disabled: true}\n", ""), status: StageFailed, verdict: ConfigFailed,
+			reason: "explicit tag"},
 		{name: "explicit disabled false wins over a merged true", entries: helloEntries,
-			o: obs(T3, 0, "- <<: {disabled: true}\n  id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: false\n", ""), status: StagePassed},
+			o: obs(T3, 0, "- <<: {disabled: true}\n  id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: false\n", ""), status: StageFailed, verdict: ConfigFailed, reason: "merge key"},
 		{name: "explicit disabled true wins over a merged false", entries: helloEntries,
-			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: true\n  <<: {disabled: false}\n", ""), status: StageFailed, verdict: InstallsButNotRegistered},
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: true\n  <<: {disabled: false}\n", ""), status: StageFailed, verdict: ConfigFailed, reason: "merge key"},
 		{name: "earlier map of a merge list wins", entries: helloEntries,
-			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: [{disabled: false}, {disabled: true}]\n", ""), status: StagePassed},
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: [{disabled: false}, {disabled: true}]\n", ""), status: StageFailed, verdict: ConfigFailed, reason: "merge key"},
 		{name: "quoted << is an ordinary key", entries: helloEntries,
 			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  \"<<\": {disabled: true}\n", ""), status: StagePassed},
 		{name: "!!str << is an ordinary key", entries: helloEntries,
 			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  !!str <<: {disabled: true}\n", ""), status: StagePassed},
 		{name: "id and name from a merge", entries: helloEntries,
-			o: obs(T3, 0, "- <<: {id: hello-dsh, name: hello-dsh-plugin}\n", ""), status: StagePassed},
+			o: obs(T3, 0, "- <<: {id: hello-dsh, name: hello-dsh-plugin}\n", ""), status: StageFailed, verdict: ConfigFailed, reason: "merge key"},
 		{name: "name from a merge overridden", entries: helloEntries,
-			o: obs(T3, 0, "- <<: {id: hello-dsh, name: hello-dsh-plugin}\n  name: other\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
-			reason: "with name \"other\""},
+			o: obs(T3, 0, "- <<: {id: hello-dsh, name: hello-dsh-plugin}\n  name: other\n", ""), status: StageFailed, verdict: ConfigFailed,
+			reason: "merge key"},
 		{name: "merge value a scalar", entries: helloEntries,
-			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: true\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
-			reason: "the merge key's value is a scalar"},
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: true\n", ""), status: StageFailed, verdict: ConfigFailed,
+			reason: "merge key"},
 		{name: "merge list holding a scalar", entries: helloEntries,
-			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: [{x: 1}, off]\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
-			reason: "list holds a scalar"},
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: [{x: 1}, off]\n", ""), status: StageFailed, verdict: ConfigFailed,
+			reason: "merge key"},
 		{name: "two merge keys", entries: helloEntries,
-			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: {disabled: false}\n  <<: {disabled: true}\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
-			reason: "second merge key"},
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: {disabled: false}\n  <<: {disabled: true}\n", ""), status: StageFailed, verdict: ConfigFailed,
+			reason: "merge key"},
 		{name: "merge cycle", entries: helloEntries,
-			o: obs(T3, 0, "- &a\n  id: hello-dsh\n  name: hello-dsh-plugin\n  <<: *a\n", ""), status: StageFailed, verdict: InstallsButNotRegistered,
-			reason: "cycle"},
+			o: obs(T3, 0, "- &a\n  id: hello-dsh\n  name: hello-dsh-plugin\n  <<: *a\n", ""), status: StageFailed, verdict: ConfigFailed,
+			reason: "merge key"},
 		{name: "two disabled keys in a merged map", entries: helloEntries,
-			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: {disabled: false, disabled: false}\n", ""), status: StageFailed, verdict: InstallsButNotRegistered},
+			o: obs(T3, 0, "- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: {disabled: false, disabled: false}\n", ""), status: StageFailed, verdict: ConfigFailed, reason: "merge key"},
 		{name: "duplicate id key in an item", entries: helloEntries,
-			o: obs(T3, 0, "- id: hello-dsh\n  id: other\n  name: hello-dsh-plugin\n", ""), status: StageFailed, verdict: InstallsButNotRegistered},
+			o: obs(T3, 0, "- id: hello-dsh\n  id: other\n  name: hello-dsh-plugin\n", ""), status: StageFailed, verdict: ConfigFailed,
+			reason: "duplicated mapping key"},
 		{name: "one of two entries missing", entries: append([]Entry{{ID: "timer", Name: "@deepseek-ai/cordis-plugin-timer"}}, helloEntries...),
 			o: obs(T3, 0, dumpHead, ""), status: StageFailed, verdict: InstallsButNotRegistered, reason: "insert entry #2"},
 		{name: "no insert entries", entries: nil, o: obs(T3, 0, dumpHead, ""), status: StageFailed, verdict: InstallsButNotRegistered,
@@ -159,8 +174,8 @@ func TestDeriveT3DumpSizeLimit(t *testing.T) {
 }
 
 // Merges naming the same anchors over and over (billion-laughs style) are
-// walked, not expanded: a dump at the size limit derives quickly.
-// SPEC.md "T3 mount" (interpretation — merge keys).
+// refused at the first merge key, not expanded: a dump at the size limit
+// derives quickly. SPEC.md "Consumers".
 func TestDeriveT3MergeBomb(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("- id: l0\n  name: x\n  config:\n    a0: &a0 {k: v}\n")
@@ -173,7 +188,58 @@ func TestDeriveT3MergeBomb(t *testing.T) {
 	b.WriteString("- id: hello-dsh\n  name: hello-dsh-plugin\n  <<: [*a39, *a39, {disabled: true}]\n")
 	start := time.Now()
 	r := DeriveT3(helloEntries, obs(T3, 0, b.String(), ""), Limits{})
-	checkResult(t, r, StageFailed, InstallsButNotRegistered, "")
+	checkResult(t, r, StageFailed, ConfigFailed, "")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+// disabled is tested by JavaScript's truthiness, as dsh's loader tests it
+// (Boolean(options.disabled)), on the value js-yaml builds with dsh's
+// JSON schema. SPEC.md "T3 mount", "Consumers".
+func TestDeriveT3DisabledTruthiness(t *testing.T) {
+	for _, tt := range []struct {
+		value   string
+		mounted bool
+	}{
+		{"true", false}, {"True", false}, {"TRUE", false},
+		{"false", true}, {"False", true}, {"FALSE", true},
+		{"'false'", false}, {"\"false\"", false}, {"no", false}, {"'no'", false}, {"off", false}, {"n", false},
+		{"yes", false}, {"'0'", false}, {"' '", false},
+		{"0", true}, {"-0", true}, {"+0", true}, {"0x0", true}, {"0o0", true}, {"0b0", true}, {"0.0", true}, {"-0.0", true}, {".nan", true},
+		{"1", false}, {"0x1", false}, {".inf", false}, {"-1", false},
+		{"null", true}, {"~", true}, {"", true}, {"''", true}, {"\"\"", true},
+		{"{}", false}, {"[]", false}, {"[false]", false}, {"{a: 0}", false},
+		{"!!str false", false}, {"!!str ''", true},
+	} {
+		dump := "- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: " + tt.value + "\n"
+		r := DeriveT3(helloEntries, obs(T3, 0, dump, ""), Limits{})
+		if got := r.Status == StagePassed; got != tt.mounted {
+			t.Errorf("disabled: %s: mounted %v, want %v (%s %q)", tt.value, got, tt.mounted, r.Verdict, r.Reasons)
+		}
+		// The fast path and the reference agree on each.
+		if fast, ok := parseDumpFast([]byte(dump)); ok {
+			ref, err := parseDumpYAML([]byte(dump))
+			if err != nil || fmt.Sprint(fast) != fmt.Sprint(ref) {
+				t.Errorf("disabled: %s: fast path %v, reference %v %v", tt.value, fast, ref, err)
+			}
+		}
+	}
+}
+
+// Aliases naming the same anchors over and over (billion-laughs style)
+// are not expanded: an alias is its anchor's value, built once, as in
+// js-yaml.
+func TestDeriveT3AliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("- id: l0\n  name: x\n  config:\n    a0: &a0 {k: v}\n")
+	for i := 1; i < 40; i++ {
+		fmt.Fprintf(&b, "    a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	b.WriteString("- id: hello-dsh\n  name: hello-dsh-plugin\n")
+	start := time.Now()
+	r := DeriveT3(helloEntries, obs(T3, 0, b.String(), ""), Limits{})
+	checkResult(t, r, StagePassed, "", "")
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %v", d)
 	}

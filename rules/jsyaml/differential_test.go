@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 	"github.com/dshaudit/dshaudit/rules/jsyaml"
 )
 

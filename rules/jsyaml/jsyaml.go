@@ -180,10 +180,10 @@ func fromSource(n *yaml.Node, src []byte) (*Value, error) {
 }
 
 type converter struct {
-	nodes int  // nodes built, aliases expanded included
-	flow  bool // inside a flow collection
-	src   []byte
-	lines []int // offsets of line starts in src, made on first use
+	anchors map[*yaml.Node]*Value // anchored nodes built (nil while being built)
+	flow    bool                  // inside a flow collection
+	src     []byte
+	lines   []int // offsets of line starts in src, made on first use
 }
 
 // before returns the last byte before a node's position on its line that
@@ -310,10 +310,6 @@ func (c *converter) checkSource(n *yaml.Node) error {
 	return nil
 }
 
-// maxNodes bounds the values built, so that aliases cannot expand a small
-// document into a huge tree.
-const maxNodes = 1 << 20
-
 func refused(n *yaml.Node, format string, args ...any) error {
 	return fmt.Errorf("%w: line %d: %s", ErrRefused, n.Line, fmt.Sprintf(format, args...))
 }
@@ -349,15 +345,36 @@ func (c *converter) node(n *yaml.Node, depth int) (*Value, error) {
 	if depth > MaxDepth {
 		return nil, refused(n, "nesting deeper than %d levels (js-yaml throws at its maxDepth of 100; dshaudit stops before counts could differ)", MaxDepth)
 	}
-	if c.nodes++; c.nodes > maxNodes {
-		return nil, refused(n, "more than %d values once aliases are expanded", maxNodes)
-	}
 	if n.Kind == yaml.AliasNode {
 		if n.Alias == nil {
 			return nil, refused(n, "alias %q names no anchor", n.Value)
 		}
+		// js-yaml gives an alias the very value of its anchor, built once:
+		// so does this reader, so that aliases never expand.
+		if v, ok := c.anchors[n.Alias]; ok {
+			if v == nil {
+				return nil, refused(n, "alias %q names an anchor that contains it", n.Value)
+			}
+			return v, nil
+		}
 		return c.node(n.Alias, depth+1)
 	}
+	if n.Anchor != "" {
+		if c.anchors == nil {
+			c.anchors = map[*yaml.Node]*Value{}
+		}
+		c.anchors[n] = nil // in progress
+		v, err := c.build(n, depth)
+		if err == nil {
+			c.anchors[n] = v
+		}
+		return v, err
+	}
+	return c.build(n, depth)
+}
+
+// build converts a node that is not an alias.
+func (c *converter) build(n *yaml.Node, depth int) (*Value, error) {
 	tag := explicitTag(n)
 	if tag == "" && c.at(n.Line, n.Column) == '!' {
 		return nil, conflict(n, "the non-specific tag !: yaml.v3 resolves the value as if untagged, js-yaml keeps it a string")
@@ -680,4 +697,23 @@ func countDigits(s string) int {
 		}
 	}
 	return n
+}
+
+// PlainKind is the kind js-yaml's JSON schema resolves a plain scalar
+// written s to (Null, Bool, Number or String); sure is false for a number
+// too long to round here, which FromNode refuses.
+func PlainKind(s string) (k Kind, sure bool) {
+	switch {
+	case isNull(s):
+		return Null, true
+	case isBool(s):
+		return Bool, true
+	}
+	if _, ok, sure := resolveInt(s); !sure || ok {
+		return Number, sure
+	}
+	if _, ok, sure := resolveFloat(s); !sure || ok {
+		return Number, sure
+	}
+	return String, true
 }

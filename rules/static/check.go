@@ -3,6 +3,7 @@ package static
 import (
 	"gopkg.in/yaml.v3"
 
+	"github.com/dshaudit/dshaudit/rules/jsyaml"
 	"github.com/dshaudit/dshaudit/rules/yamlmerge"
 )
 
@@ -76,6 +77,9 @@ type state struct {
 	parsed bool
 	// yr reads the parsed document's mappings through merge keys.
 	yr *yamlmerge.Reader
+	// js is the document as dsh's loader builds it (js-yaml 4.3.1 with
+	// dsh's schema, rules/jsyaml); set when 5.1.3 is conforming.
+	js *jsyaml.Value
 	// 5.1.4
 	insertItems []insertItem // mapping items of the top list that have insert
 	// 5.5.3 / 5.5.2

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
+	"github.com/dshaudit/dshaudit/rules/jsyaml"
 	"github.com/dshaudit/dshaudit/rules/yamlmerge"
 )
 
@@ -64,8 +65,10 @@ var yamlLineRE = lazyregexp.New(`^yaml: line (\d+): (.*)$`)
 var reservedIndicatorRE = lazyregexp.New("^(\\s*(?:-\\s+)*(?:[^\\s#'\"@`][^#]*?:\\s+)?)([@`])")
 
 // check513: the patch parses as YAML (one document). DSHIO/T 10 5.1.3.
-// Parsed with gopkg.in/yaml.v3 into nodes. SPEC.md "5.1.3 Patch file is
-// valid YAML".
+// Parsed with gopkg.in/yaml.v3 into nodes, and read as dsh's loader reads
+// it (js-yaml 4.3.1 with dsh's schema, rules/jsyaml): a patch js-yaml
+// refuses, or that plausible readers read differently, is non-conforming.
+// SPEC.md "5.1.3 Patch file is valid YAML", "Consumers".
 func check513(s *state) ClauseResult {
 	if !s.patchOK {
 		return notEvaluated("no patch content: clause 5.1.2 is not conforming")
@@ -94,6 +97,14 @@ func check513(s *state) ClauseResult {
 			return yamlFailure(src, err2)
 		}
 	}
+	// dsh's loader is js-yaml with its own schema: the patch must load
+	// there, and read the same by every plausible reader. SPEC.md "Consumers".
+	js, _, jerr := jsyaml.Load(src)
+	if jerr != nil {
+		return ClauseResult{Status: NonConforming, Observed: "refused by " + jsyaml.Consumer,
+			Message: "dsh reads the patch file with " + jsyaml.Consumer + ", and the readings differ or it refuses the file: " + jerr.Error()}
+	}
+	s.js = js
 	s.parsed = true
 	s.yr = yamlmerge.NewReader()
 	if len(doc.Content) > 0 {
@@ -335,6 +346,24 @@ func insertEntries(yr *yamlmerge.Reader, items []insertItem) (entries []entryRef
 	return entries, problems
 }
 
+// jsInsertEntries lists the entries of every insert list of the patch as
+// js-yaml builds it, in the order insertEntries lists their nodes (merge
+// keys, the only way the two walks could part, are refused by 5.1.3).
+func jsInsertEntries(root *jsyaml.Value) []*jsyaml.Value {
+	if root == nil || root.Kind != jsyaml.List {
+		return nil
+	}
+	var out []*jsyaml.Value
+	for _, it := range root.Items {
+		ins := it.Get("insert")
+		if ins == nil || ins.Kind != jsyaml.List {
+			continue
+		}
+		out = append(out, ins.Items...)
+	}
+	return out
+}
+
 // check515: every entry in every insert list has non-empty string id and
 // name. DSHIO/T 10 5.1.5. SPEC.md "5.1.5 Entry completeness".
 func check515(s *state) ClauseResult {
@@ -342,7 +371,8 @@ func check515(s *state) ClauseResult {
 		return notEvaluated("no insert list to check: clause 5.1.4 is not conforming")
 	}
 	entries, problems := insertEntries(s.yr, s.insertItems)
-	for _, e := range entries {
+	jsEntries := jsInsertEntries(s.js)
+	for k, e := range entries {
 		if e.node.Kind != yaml.MappingNode {
 			problems = append(problems, fmt.Sprintf("%s is %s, expected a mapping with id and name", e, yamlKind(e.node)))
 			continue
@@ -352,14 +382,20 @@ func check515(s *state) ClauseResult {
 			continue
 		}
 		for _, f := range []string{"id", "name"} {
-			v, ok := mapGet(s.yr, e.node, f)
-			v = deref(v)
+			_, ok := mapGet(s.yr, e.node, f)
+			// The type is js-yaml's (dsh's loader): `id: 1_000` is a
+			// string there, `id: 0o17` a number.
+			var jv *jsyaml.Value
+			if k < len(jsEntries) {
+				jv = jsEntries[k].Get(f)
+			}
+			str, isStr := jv.String()
 			switch {
 			case !ok:
 				problems = append(problems, fmt.Sprintf("%s: %s is missing", e, f))
-			case v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str":
-				problems = append(problems, fmt.Sprintf("%s: %s is %s, expected a non-empty string", e, f, yamlKind(v)))
-			case v.Value == "":
+			case !isStr:
+				problems = append(problems, fmt.Sprintf("%s: %s is %s to %s, expected a non-empty string", e, f, jsyaml.Describe(jv), jsyaml.Consumer))
+			case str == "":
 				problems = append(problems, fmt.Sprintf("%s: %s is an empty string", e, f))
 			}
 		}

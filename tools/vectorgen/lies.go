@@ -419,15 +419,29 @@ func lies() []lie {
 					c.replaceIn(st.Evidence["merged"], "name: hello-dsh-plugin", "name: other-name")
 				}
 			}},
-		{name: "t3_disabled_by_merge_key", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered",
-			desc: "the dump's hello-dsh entry is disabled through a YAML merge key (<<: {disabled: true}) and T3 is still recorded passed: a YAML 1.1 loader builds the entry with disabled: true",
-			edit: func(c *lieCtx) {
-				for r := 1; r <= 2; r++ {
-					st := c.stage(r, rules.T3)
-					c.replaceIn(st.Evidence["stdout"], "  name: hello-dsh-plugin\n", "  name: hello-dsh-plugin\n  <<: {disabled: true}\n")
-					c.replaceIn(st.Evidence["merged"], "  name: hello-dsh-plugin\n", "  name: hello-dsh-plugin\n  <<: {disabled: true}\n")
-				}
-			}},
+		{name: "t3_disabled_by_merge_key", class: V, field: "repetitions[1].T3.status", verdict: "config_failed",
+			desc: "the dump's hello-dsh entry carries a YAML merge key (<<: {disabled: true}) and T3 is still recorded passed: js-yaml with dsh's JSON schema reads a plain key \"<<\", a YAML 1.1 loader merges disabled: true in; the readings differ, so the dump is refused (config_failed)",
+			edit: func(c *lieCtx) { c.dumpEntry("  <<: {disabled: true}\n") }},
+		// The T3 dump read as dsh's loader reads it: js-yaml 4.3.1 with
+		// dsh's JSON schema, and disabled by JavaScript's truthiness.
+		{name: "t3_disabled_string_false", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered",
+			desc: "the dump's hello-dsh entry says disabled: 'false', a non-empty string and so truthy to JavaScript: dsh's loader disables the entry, while T3 is recorded passed",
+			edit: func(c *lieCtx) { c.dumpEntry("  disabled: 'false'\n") }},
+		{name: "t3_disabled_no", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered",
+			desc: "the dump's hello-dsh entry says disabled: no, false to a YAML 1.1 reader but the string \"no\" to js-yaml's JSON schema, truthy: dsh's loader disables the entry, while T3 is recorded passed",
+			edit: func(c *lieCtx) { c.dumpEntry("  disabled: no\n") }},
+		{name: "t3_disabled_expression", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered",
+			desc: "the dump's hello-dsh entry says disabled: !!js 'tru' + 'e', an expression dsh's loader evaluates at activation and dshaudit does not: whether the entry is in effect is undecided, while T3 is recorded passed",
+			edit: func(c *lieCtx) { c.dumpEntry("  disabled: !!js \"'tru' + 'e'\"\n") }},
+		{name: "t3_entry_twice", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered",
+			desc: "the dump holds the hello-dsh entry twice, the second disabled: true; which one dsh's loader keeps is not in the dump, and T3 is recorded passed",
+			edit: func(c *lieCtx) { c.dumpEntry("- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: true\n") }},
+		{name: "t3_other_entry_names_package_disabled", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered",
+			desc: "a second root entry (id hello-dsh-2) names the package and is disabled: 'yes'; the entries naming the plugin disagree, and T3 is recorded passed",
+			edit: func(c *lieCtx) { c.dumpEntry("- id: hello-dsh-2\n  name: hello-dsh-plugin\n  disabled: 'yes'\n") }},
+		{name: "t3_duplicate_key", class: V, field: "repetitions[1].T3.status", verdict: "config_failed",
+			desc: "the dump's hello-dsh entry writes disabled twice (true, then false): a reader keeping the last sees it enabled, js-yaml (dsh's loader) throws on the duplicated key; T3 is recorded passed",
+			edit: func(c *lieCtx) { c.dumpEntry("  disabled: true\n  disabled: false\n") }},
 
 		// 7. Fingerprint.
 		{name: "fingerprint_t5_fields", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass", honest: true,

@@ -75,6 +75,17 @@ func (c *lieCtx) dropDeviation(what string) {
 	c.m.Deviations = slices.Delete(c.m.Deviations, i, i+1)
 }
 
+// dumpEntry appends text after the hello-dsh entry's name line in both
+// repetitions' T3 dump (stdout and the merged stream), so it becomes part
+// of that entry (or follows it as another root entry).
+func (c *lieCtx) dumpEntry(text string) {
+	for r := 1; r <= 2; r++ {
+		st := c.stage(r, rules.T3)
+		c.replaceIn(st.Evidence["stdout"], "  name: hello-dsh-plugin\n", "  name: hello-dsh-plugin\n"+text)
+		c.replaceIn(st.Evidence["merged"], "  name: hello-dsh-plugin\n", "  name: hello-dsh-plugin\n"+text)
+	}
+}
+
 // replaceIn replaces old with new in the file at path.
 func (c *lieCtx) replaceIn(path, old, new string) {
 	b := c.files[path]
