@@ -68,7 +68,7 @@ func TestMergedOutputFallback(t *testing.T) {
 	if got := string(mergedOutput(o)); got != "Error: merged wins\n" {
 		t.Errorf("got %q", got)
 	}
-	o = Observation{Stdout: []byte("dsh web: http://x\n"), Liveness: &Liveness{AliveAtEnd: true, AliveFor: DefaultWindow}}
+	o = Observation{Stdout: []byte("dsh web: http://127.0.0.1:3080\n"), Liveness: &Liveness{AliveAtEnd: true, AliveFor: DefaultWindow}}
 	if r := DeriveT4(o, 0); r.Status != StagePassed {
 		t.Errorf("marker only on stdout, no merged: %s %q", r.Status, r.Reasons)
 	}

@@ -12,8 +12,8 @@ import (
 
 // DeriveT1 derives the T1 install result (DSHIO/T 20 chapter 6). T1
 // passes only when the three observations agree: the command exited 0
-// within its time limit, the output has an added-dependency line
-// "+ <name> <version>" for the subject, and the profile's package.json
+// within its time limit, pnpm's summary on stdout has exactly one line
+// for the subject, the added-dependency line "+ <name> <version>", and the profile's package.json
 // lists the subject in "dependencies". Each disagreement is a Reason.
 // SPEC.md "T1 install".
 func DeriveT1(sub Subject, o Observation) StageResult {
@@ -27,7 +27,7 @@ func DeriveT1(sub Subject, o Observation) StageResult {
 	if o.ExitCode != 0 {
 		reasons = append(reasons, fmt.Sprintf("install command exited with code %d", o.ExitCode))
 	}
-	reasons = append(reasons, addedLineReasons(sub, mergedOutput(o))...)
+	reasons = append(reasons, addedLineReasons(sub, o.Stdout)...)
 	if r := profileDependencyReason(sub, o.ProfilePackageJSON); r != "" {
 		reasons = append(reasons, r)
 	}
@@ -44,33 +44,52 @@ func DeriveT1(sub Subject, o Observation) StageResult {
 	return failed(T1, InstallFailed, disagreementError(o, reasons), reasons)
 }
 
-// addedLineReasons checks for pnpm's "+ <name> <version>" line. It returns
-// nil when a line names the subject at its version, otherwise one reason.
-func addedLineReasons(sub Subject, out []byte) []string {
-	var other []string
-	found := false
-	eachRawLine(out, func(raw []byte) bool {
-		// Cleaning removes characters and never adds a "+", so a line
-		// without one cannot be an added-dependency line.
-		if bytes.IndexByte(raw, '+') < 0 {
+// addedLineReasons checks pnpm's added-dependency line, reading it as
+// pnpm writes it: on stdout, in the summary block that a line reading
+// exactly "dependencies:" opens and a blank line ends, a line "+ <name>
+// <version>" (further fields allowed). It returns nil when exactly one
+// line of exactly one such block names the subject and that line adds it
+// at its version; otherwise one reason, naming the conflict when lines
+// disagree. SPEC.md "T1 install", "Consumers".
+func addedLineReasons(sub Subject, stdout []byte) []string {
+	blocks, in := 0, false
+	var named []string // every block line naming the subject: "+ 1.0.0"
+	var outside bool   // a "+ <subject> <version>" line outside a block
+	eachLine(stdout, func(l string) bool {
+		switch {
+		case l == "dependencies:":
+			blocks++
+			in = true
+			return true
+		case strings.TrimSpace(l) == "":
+			in = false
 			return true
 		}
-		f := strings.Fields(cleanLine(raw))
-		if len(f) < 3 || f[0] != "+" || f[1] != sub.Name {
+		f := strings.Fields(l)
+		if len(f) < 3 || f[1] != sub.Name || (f[0] != "+" && f[0] != "-") {
 			return true
 		}
-		if f[2] == sub.Version {
-			found = true
-			return false
+		if !in || l[0] != f[0][0] {
+			outside = outside || (f[0] == "+" && f[2] == sub.Version)
+			return true
 		}
-		other = append(other, f[2])
+		named = append(named, f[0]+" "+f[2])
 		return true
 	})
-	if found {
+	want := "+ " + sub.Version
+	switch {
+	case len(named) == 1 && named[0] == want && blocks == 1:
 		return nil
-	}
-	if len(other) > 0 {
-		return []string{fmt.Sprintf("added-dependency line names %s at version %q, want %q", sub.Name, other[0], sub.Version)}
+	case len(named) == 1 && named[0] == want:
+		return []string{fmt.Sprintf("stdout has %d \"dependencies:\" summary blocks; pnpm writes one, so the added-dependency lines conflict", blocks)}
+	case len(named) > 1:
+		return []string{fmt.Sprintf("pnpm's summary names %s %d times (%s); the added-dependency lines conflict", sub.Name, len(named), strings.Join(named, ", "))}
+	case len(named) == 1 && strings.HasPrefix(named[0], "+ "):
+		return []string{fmt.Sprintf("added-dependency line names %s at version %q, want %q", sub.Name, named[0][2:], sub.Version)}
+	case len(named) == 1:
+		return []string{fmt.Sprintf("pnpm's summary removes %s (%q), it does not add it", sub.Name, named[0])}
+	case outside:
+		return []string{fmt.Sprintf("a line \"+ %s %s\" is on stdout, but not in pnpm's \"dependencies:\" summary block, so it is not pnpm's added-dependency line", sub.Name, sub.Version)}
 	}
 	return []string{fmt.Sprintf("output has no added-dependency line \"+ %s %s\"", sub.Name, sub.Version)}
 }

@@ -10,13 +10,13 @@ const helloList = "Legend: production dependency, optional only, dev only\n\ndsh
 func TestListedDependencies(t *testing.T) {
 	out := "Legend: production dependency\n\nproj /p (PRIVATE)\n\ndependencies:\na 1.0.0\n@s/b 2.0.0-rc.1\n\ndevDependencies:\nhello-dsh-plugin 1.0.0\n\nother /q\n\ndependencies:\nc 3.0.0\nd\ne 4.0.0\n"
 	got := ListedDependencies([]byte(out))
-	want := []Dependency{{"a", "1.0.0"}, {"@s/b", "2.0.0-rc.1"}, {"c", "3.0.0"}}
+	want := []Dependency{{"a", "1.0.0", 1}, {"@s/b", "2.0.0-rc.1", 1}, {"c", "3.0.0", 2}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	// A header directly after the block ends it.
 	got = ListedDependencies([]byte("dependencies:\na 1.0.0\noptionalDependencies:\nb 1.0.0\n"))
-	if !reflect.DeepEqual(got, []Dependency{{"a", "1.0.0"}}) {
+	if !reflect.DeepEqual(got, []Dependency{{"a", "1.0.0", 1}}) {
 		t.Errorf("got %v", got)
 	}
 	if d := ListedDependencies([]byte("hello-dsh-plugin 1.0.0\n")); d != nil {
@@ -39,6 +39,14 @@ func TestDeriveT2(t *testing.T) {
 		{name: "missing", o: obs(T2, 0, "dependencies:\nother 1.0.0\n", ""), status: StageFailed, reason: "does not list"},
 		{name: "named only outside the block", o: obs(T2, 0, "hello-dsh-plugin 1.0.0\n\ndependencies:\nother 1.0.0\n", ""), status: StageFailed, reason: "does not list"},
 		{name: "only in devDependencies", o: obs(T2, 0, "devDependencies:\nhello-dsh-plugin 1.0.0\n", ""), status: StageFailed, reason: "does not list"},
+		// Every line naming the subject must agree. SPEC.md "T2 list".
+		{name: "listed at two versions", o: obs(T2, 0, "dependencies:\nhello-dsh-plugin 1.0.0\nhello-dsh-plugin 0.9.0\n", ""), status: StageFailed,
+			reason: "names hello-dsh-plugin 2 times (hello-dsh-plugin 1.0.0, hello-dsh-plugin 0.9.0)"},
+		{name: "listed twice in one block", o: obs(T2, 0, "dependencies:\nhello-dsh-plugin 1.0.0\nhello-dsh-plugin 1.0.0\n", ""), status: StageFailed,
+			reason: "more than once"},
+		{name: "another project lists another version", o: obs(T2, 0, helloList+"\nother /q\n\ndependencies:\nhello-dsh-plugin 2.0.0\n", ""), status: StageFailed,
+			reason: "the lines conflict"},
+		{name: "two projects list the version", o: obs(T2, 0, helloList+"\nother /q\n\ndependencies:\nhello-dsh-plugin 1.0.0\n", ""), status: StagePassed},
 		{name: "listed only on stderr", o: obs(T2, 0, "", "dependencies:\nhello-dsh-plugin 1.0.0\n"), status: StageFailed, reason: "does not list"},
 		{name: "non-zero exit although listed", o: obs(T2, 1, helloList, "Error: dsh: boom\n"), status: StageFailed,
 			fe: "Error: dsh: boom", reason: "exited with code 1"},

@@ -31,6 +31,17 @@ func TestDeriveT4(t *testing.T) {
 		{name: "alive without marker", o: boot(137, "listening\n", "", true, full), status: StageFailed,
 			fe: SyntheticPrefix + "output has no line starting \"dsh web: http://\"", reason: "no line starting"},
 		{name: "marker not at line start", o: boot(137, "note: dsh web: http://127.0.0.1:3080\n", "", true, full), status: StageFailed, reason: "no line starting"},
+		// Only dsh's own marker counts, and nothing may conflict with it:
+		// a plugin can print the same text. SPEC.md "T4 boot".
+		{name: "marker with a LAN address", o: boot(137, "dsh web: http://127.0.0.1:3080 (LAN: http://10.0.0.5:3080)\n", "", true, full), status: StagePassed},
+		{name: "marker only on stderr", o: boot(137, "", marker, true, full), status: StageFailed, reason: "not in the form dsh prints: stderr"},
+		{name: "marker twice on stdout", o: boot(137, marker+marker, "", true, full), status: StageFailed, reason: "the marker lines conflict"},
+		{name: "marker on stdout and a copy on stderr", o: boot(137, marker, marker, true, full), status: StageFailed, reason: "2 lines start"},
+		{name: "indented marker", o: boot(137, "  "+marker, "", true, full), status: StageFailed, reason: "not in the form dsh prints"},
+		{name: "marker with another host", o: boot(137, "dsh web: http://0.0.0.0:3080\n", "", true, full), status: StageFailed, reason: "not in the form dsh prints"},
+		{name: "marker with a suffix", o: boot(137, "dsh web: http://127.0.0.1:3080 ready\n", "", true, full), status: StageFailed, reason: "not in the form"},
+		{name: "dsh's marker and a second one in another form", o: boot(137, marker+"dsh web: http://127.0.0.1:9/x\n", "", true, full), status: StageFailed, reason: "conflict"},
+		{name: "the browser line is not a marker", o: boot(137, marker+"dsh web: opening the default browser; pass --no-open to disable\n", "", true, full), status: StagePassed},
 		{name: "marker and fatal line but alive", o: boot(137, marker, "TypeError: x is not a function\n", true, full), status: StageFailed,
 			fe: "TypeError: x is not a function", reason: "fatal error line"},
 		{name: "skipping profile bundle but alive", o: boot(137, marker, "dsh: skipping profile bundle hello-dsh-plugin: peer range >=9 does not admit 0.1.7\n", true, full),

@@ -443,6 +443,34 @@ func lies() []lie {
 			desc: "the dump's hello-dsh entry writes disabled twice (true, then false): a reader keeping the last sees it enabled, js-yaml (dsh's loader) throws on the duplicated key; T3 is recorded passed",
 			edit: func(c *lieCtx) { c.dumpEntry("  disabled: true\n  disabled: false\n") }},
 
+		// Conflicts, not one match: only the consumer's own line counts,
+		// and every line naming the plugin must agree (SPEC.md "Consumers").
+		{name: "t1_added_line_outside_summary", class: V, field: "repetitions[1].T1.status", verdict: "install_failed",
+			desc: "pnpm's summary adds other-dsh-plugin; the line \"+ hello-dsh-plugin 1.0.0\" stands before it, outside the dependencies: block (as a plugin's install script could print it), and T1 is recorded passed",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T1, "stdout", "dependencies:\n+ hello-dsh-plugin 1.0.0\n", "+ hello-dsh-plugin 1.0.0\n\ndependencies:\n+ other-dsh-plugin 1.0.0\n")
+			}},
+		{name: "t1_added_twice", class: V, field: "repetitions[1].T1.status", verdict: "install_failed",
+			desc: "pnpm's summary adds hello-dsh-plugin at 1.0.0 and at 0.9.0: the added-dependency lines conflict, and T1 is recorded passed",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T1, "stdout", "+ hello-dsh-plugin 1.0.0\n", "+ hello-dsh-plugin 1.0.0\n+ hello-dsh-plugin 0.9.0\n")
+			}},
+		{name: "t2_listed_twice", class: V, field: "repetitions[1].T2.status", verdict: "install_failed",
+			desc: "the listing's dependencies block names hello-dsh-plugin at 1.0.0 and at 0.9.0: the lines conflict, and T2 is recorded passed",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T2, "stdout", "hello-dsh-plugin 1.0.0", "hello-dsh-plugin 1.0.0\nhello-dsh-plugin 0.9.0")
+			}},
+		{name: "t4_marker_twice", class: V, field: "repetitions[1].T4.status", verdict: "boot_failed",
+			desc: "T4's stdout holds the startup marker twice, as when a plugin prints dsh's line itself: at most one is dsh's, which one cannot be told, and T4 is recorded passed",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\ndsh web: http://127.0.0.1:3080\n")
+			}},
+		{name: "t4_marker_other_form", class: V, field: "repetitions[1].T4.status", verdict: "boot_failed",
+			desc: "T4's only marker-like line is \"dsh web: http://0.0.0.0:3080 ready\", which dsh-web-app never prints (console.log of http://127.0.0.1:<port>), and T4 is recorded passed",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://0.0.0.0:3080 ready\n")
+			}},
+
 		// 7. Fingerprint.
 		{name: "fingerprint_t5_fields", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass", honest: true,
 			desc: "the fingerprint carries the T5 model fields",

@@ -86,6 +86,17 @@ func (c *lieCtx) dumpEntry(text string) {
 	}
 }
 
+// streams replaces old with new in stage st's stream role ("stdout" or
+// "stderr") and in its merged stream, in both repetitions, so that the
+// streams stay consistent with each other.
+func (c *lieCtx) streams(st rules.Stage, role, old, new string) {
+	for r := 1; r <= 2; r++ {
+		s := c.stage(r, st)
+		c.replaceIn(s.Evidence[role], old, new)
+		c.replaceIn(s.Evidence["merged"], old, new)
+	}
+}
+
 // replaceIn replaces old with new in the file at path.
 func (c *lieCtx) replaceIn(path, old, new string) {
 	b := c.files[path]

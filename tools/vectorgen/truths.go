@@ -7,6 +7,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
 )
 
 // truth is a true variant: a valid bundle in legal but unusual formatting
@@ -31,6 +32,21 @@ func truths() []truth {
 		{name: "true_t3_quoted_keys_and_comment", verdict: "pass",
 			desc: "the dump's hello-dsh entry has a quoted key and a comment: the same mapping to js-yaml",
 			edit: func(c *lieCtx) { c.dumpEntry("  \"config\": {} # no settings\n") }},
+		{name: "true_t1_summary_with_other_packages", verdict: "pass",
+			desc: "pnpm's summary adds another package beside the plugin and removes a third: the plugin's one line is pnpm's added-dependency line",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T1, "stdout", "+ hello-dsh-plugin 1.0.0\n", "+ a-dsh-helper 2.0.0\n+ hello-dsh-plugin 1.0.0 (1.0.1 is available)\n- b-dsh-helper 1.0.0\n")
+			}},
+		{name: "true_t2_two_projects", verdict: "pass",
+			desc: "the listing shows a second project whose dependencies block lists the plugin at the same version",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T2, "stdout", "hello-dsh-plugin 1.0.0", "hello-dsh-plugin 1.0.0\n\nother /o\n\ndependencies:\nhello-dsh-plugin 1.0.0")
+			}},
+		{name: "true_t4_marker_with_browser_line", verdict: "pass",
+			desc: "T4's stdout has dsh's marker and dsh-web-app's browser line (\"dsh web: opening the default browser; …\"), which is no second marker",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\ndsh web: opening the default browser; pass --no-open to disable\n")
+			}},
 	}
 }
 
