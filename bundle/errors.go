@@ -14,6 +14,11 @@ var (
 	// ErrUnsupportedHeader: a tar format other than ustar/PAX, or PAX
 	// records other than "path" (xattrs, sparse maps, times, ids…).
 	ErrUnsupportedHeader = errors.New("unsupported tar header")
+	// ErrNameAmbiguous: an archive entry's name could depend on which tar
+	// reader reads it (PAX and ustar names that differ, repeated or
+	// extra PAX records, bytes after a name's NUL), or two names collide
+	// on a case-insensitive or normalising file system.
+	ErrNameAmbiguous = errors.New("archive entry name is read differently by tar readers")
 	// ErrLayout: manifest.json is not the first entry, the signature is
 	// not second, or evidence entries are not in ascending path order.
 	ErrLayout = errors.New("bundle layout violated")

@@ -148,10 +148,15 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 	// where the next header or the end-of-archive marker starts.
 	var end int64
 	seen := manifest.NewPathSet()
+	folded := foldSet{}
 	var total int64
 	prev := ""
 	for count := 1; ; count++ {
+		start := pos.n
+		pos.capture = &rawHeaders{on: true, buf: pos.captureBuf()}
 		hdr, err := tr.Next()
+		raw := pos.capture.buf
+		pos.capture.on = false
 		if errors.Is(err, io.EOF) {
 			// archive/tar also reports EOF for a stream that just stops,
 			// or stops after one zero block. The writer always writes
@@ -170,6 +175,9 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 		if err := checkEntryHeader(hdr, lim); err != nil {
 			return nil, fmt.Errorf("entry %d: %w", count, err)
 		}
+		if err := checkRawName(raw, int(end-start), hdr.Name); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", count, err)
+		}
 		name := hdr.Name
 		if hdr.Size > lim.MaxEntrySize {
 			return nil, fmt.Errorf("%w: %q is %d bytes, limit %d", ErrEntryTooLarge, name, hdr.Size, lim.MaxEntrySize)
@@ -182,6 +190,9 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 		}
 		total += hdr.Size
 		if err := seen.Add(name); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", count, err)
+		}
+		if err := folded.add(name); err != nil {
 			return nil, fmt.Errorf("entry %d: %w", count, err)
 		}
 		switch {
@@ -225,6 +236,9 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 func checkEntryHeader(hdr *tar.Header, lim Limits) error {
 	name := hdr.Name
 	if err := manifest.ValidPath(name, lim.MaxPathLen); err != nil {
+		return err
+	}
+	if err := printableName(name); err != nil {
 		return err
 	}
 	switch hdr.Typeflag {
@@ -313,17 +327,30 @@ func (d decoderErrors) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// countReader counts the bytes read through it.
+// countReader counts the bytes read through it, and keeps them while
+// capture is on (the header blocks of one entry, for checkRawName).
 type countReader struct {
-	r io.Reader
-	n int64
+	r       io.Reader
+	n       int64
+	capture *rawHeaders
+	spare   []byte
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if c.capture != nil && c.capture.on {
+		if len(c.capture.buf)+n > maxPAXCapture {
+			return n, fmt.Errorf("%w: more than %d bytes of header blocks for one entry", ErrUnsupportedHeader, maxPAXCapture)
+		}
+		c.capture.buf = append(c.capture.buf, p[:n]...)
+		c.spare = c.capture.buf
+	}
 	return n, err
 }
+
+// captureBuf hands back the buffer of the previous capture, emptied.
+func (c *countReader) captureBuf() []byte { return c.spare[:0] }
 
 // capReader reads at most left bytes from r and then fails with
 // ErrTooLarge instead of reporting EOF, so a stream cut at the limit is

@@ -60,7 +60,28 @@ func Write(w io.Writer, c Contents) error {
 	if err := checkWriteLimits(entries, DefaultLimits()); err != nil {
 		return fmt.Errorf("write bundle: %w", err)
 	}
+	if err := checkWriteNames(entries); err != nil {
+		return fmt.Errorf("write bundle: %w", err)
+	}
 	return writeEntries(w, entries)
+}
+
+// checkWriteNames refuses the names the reader refuses beyond ValidPath
+// (tarnames.go): a character that is not printable, and two names that
+// are one on a case-insensitive or normalising file system.
+func checkWriteNames(entries []entry) error {
+	seen := map[string]string{}
+	for _, e := range entries {
+		if err := printableName(e.path); err != nil {
+			return err
+		}
+		k := foldKey(e.path)
+		if q, ok := seen[k]; ok {
+			return fmt.Errorf("%w: %q and %q are one name on a case-insensitive or normalising file system", ErrNameAmbiguous, q, e.path)
+		}
+		seen[k] = e.path
+	}
+	return nil
 }
 
 type entry struct {

@@ -2,7 +2,8 @@
 # setup.sh — make a fresh Debian bookworm machine (as root) ready for
 # dshaudit: install podman, runc, mmdebstrap, busybox-static, zstd,
 # ca-certificates, skopeo (the image tests copy an OCI layout with it as
-# another user) and npm (packs local plugin directories) if missing, install
+# another user), GNU tar and bsdtar (libarchive-tools; the tar name
+# differential test) and npm (packs local plugin directories) if missing, install
 # js-yaml 4.3.1 for the differential tests, make
 # podman use runc, build the default dsh sandbox image (its Debian base by
 # mmdebstrap from the committed package lock image/debian-bookworm.lock.json;
@@ -34,7 +35,7 @@ fi
 # 1. Packages. apt-get update runs at most once, and only when something
 #    is missing.
 missing=""
-for pkg in podman runc mmdebstrap busybox-static zstd ca-certificates skopeo; do
+for pkg in podman runc mmdebstrap busybox-static zstd ca-certificates skopeo tar libarchive-tools; do
 	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
 		missing="$missing $pkg"
 	fi
@@ -51,7 +52,7 @@ if [ -n "$missing" ]; then
 	say "apt-get install -y$missing"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >&2
 else
-	say "packages present: podman runc mmdebstrap busybox-static zstd ca-certificates skopeo npm"
+	say "packages present: podman runc mmdebstrap busybox-static zstd ca-certificates skopeo tar libarchive-tools npm"
 fi
 
 command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || die "Go is not installed (need Go 1.26.x; see go.mod)"

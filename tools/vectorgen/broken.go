@@ -24,6 +24,15 @@ type rawEntry struct {
 // rawArchive writes entries in the given order with the bundle's fixed
 // header fields and zstd window, but none of the writer's checks.
 func rawArchive(entries []rawEntry) ([]byte, error) {
+	tb, err := rawTar(entries)
+	if err != nil {
+		return nil, err
+	}
+	return compressTar(tb)
+}
+
+// rawTar is rawArchive's tar stream, uncompressed.
+func rawTar(entries []rawEntry) ([]byte, error) {
 	var tb bytes.Buffer
 	tw := tar.NewWriter(&tb)
 	for _, e := range entries {
@@ -47,12 +56,18 @@ func rawArchive(entries []rawEntry) ([]byte, error) {
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
+	return tb.Bytes(), nil
+}
+
+// compressTar compresses a tar stream into one zstd frame with the
+// bundle's window.
+func compressTar(tb []byte) ([]byte, error) {
 	var zb bytes.Buffer
 	zw, err := zstd.NewWriter(&zb, zstd.WithWindowSize(bundle.EncoderWindow), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := zw.Write(tb.Bytes()); err != nil {
+	if _, err := zw.Write(tb); err != nil {
 		return nil, err
 	}
 	if err := zw.Close(); err != nil {

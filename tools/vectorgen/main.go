@@ -80,6 +80,9 @@ func run(ctx context.Context, evidenceDir, out string) error {
 	if err := g.broken(); err != nil {
 		return err
 	}
+	if err := g.brokenNames(); err != nil {
+		return err
+	}
 	if err := g.lying(); err != nil {
 		return err
 	}
