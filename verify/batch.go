@@ -2,16 +2,10 @@ package verify
 
 import (
 	"context"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
-
-	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // Item is one bundle of a batch: its report, or why it could not be read.
@@ -19,37 +13,9 @@ type Item struct {
 	Path   string  `json:"path"`
 	Report *Report `json:"report,omitempty"`
 	Error  string  `json:"error,omitempty"`
-}
-
-// Expand turns files and directories into the sorted list of bundle
-// paths: a file is taken as given, a directory is walked for files whose
-// names end in manifest.BundleSuffix.
-func Expand(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), manifest.BundleSuffix) {
-				out = append(out, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	// Skipped: an entry under a walked directory that is not verified
+	// (Walk); Error says what it is.
+	Skipped bool `json:"-"`
 }
 
 // aheadPerWorker bounds how many bundles Each verifies ahead of the next
@@ -216,6 +182,8 @@ func (z *Summariser) Add(it Item) {
 	s := &z.s
 	s.Bundles++
 	switch {
+	case it.Skipped:
+		s.Failed = append(s.Failed, Failed{Path: it.Path, Status: "skipped", Why: it.Error})
 	case it.Report == nil:
 		s.Failed = append(s.Failed, Failed{Path: it.Path, Status: "unreadable", Why: it.Error})
 	case !it.Report.OK():

@@ -56,6 +56,9 @@ package.json; a declaration that names none is not backed.
 Given several bundles or a directory, every *.dshaudit.tar.zst under the
 paths is verified in parallel and a summary is printed: counts by verdict
 code (compare DSHIO/T 20 Annex B) and the bundles that failed, with why.
+A path given is followed; under a directory, symbolic links are not, and
+every symbolic link, named pipe, socket, device or unreadable entry there
+is listed as skipped and counts as a failure (exit 1).
 
 Every value from the bundle or the claim is shown escaped (control
 characters, escape sequences, bidi controls as \x1b, \u202e, …) and cut
@@ -117,19 +120,19 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 		return err
 	}
 	opts := verify.Options{Policy: pol, Limits: o.Limits, RuleLimits: o.RuleLimits}
-	paths, err := verify.Expand(o.Bundles)
+	paths, skipped, err := verify.Walk(o.Bundles)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	single := len(o.Bundles) == 1 && len(paths) == 1 && paths[0] == o.Bundles[0]
+	single := len(o.Bundles) == 1 && len(paths) == 1 && paths[0] == o.Bundles[0] && len(skipped) == 0
 	if !single {
 		if o.Claim != "" {
 			return fmt.Errorf("%w: --claim checks one bundle; give one bundle file", ErrUsage)
 		}
-		if len(paths) == 0 {
+		if len(paths) == 0 && len(skipped) == 0 {
 			return fmt.Errorf("%w: no *%s file under %s", ErrUsage, manifest.BundleSuffix, strings.Join(o.Bundles, ", "))
 		}
-		return runVerifyMany(cmd, o, s, paths, opts)
+		return runVerifyMany(cmd, o, s, paths, skipped, opts)
 	}
 	var claimText []byte
 	claimPkg := o.Package

@@ -23,15 +23,21 @@ const SummaryMediaType = "application/vnd.dshaudit.verify-summary.v1+json"
 // runVerifyMany verifies many bundles and writes each one's line (or
 // JSON item) as soon as it and those before it are verified, keeping
 // only the counts: memory does not grow with the number of bundles
-// (SPEC.md and DESIGN.md "Many bundles").
-func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []string, opts verify.Options) error {
+// (SPEC.md and DESIGN.md "Many bundles"). The entries the walk did not verify
+// (skipped: symbolic links, special files, unreadable entries) come
+// first, each a failure.
+func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []string, skipped []verify.Item, opts verify.Options) error {
 	var out manyWriter
 	if o.JSON {
 		out = newJSONMany(s.Out)
 	} else {
-		out = newTextMany(s.Out, s.style(), paths)
+		all := make([]string, 0, len(skipped)+len(paths))
+		for _, it := range skipped {
+			all = append(all, it.Path)
+		}
+		out = newTextMany(s.Out, s.style(), append(all, paths...))
 	}
-	sum, err := writeMany(cmd.Context(), out, paths, opts, o.Jobs)
+	sum, err := writeMany(cmd.Context(), out, skipped, paths, opts, o.Jobs)
 	if err != nil {
 		return err
 	}
@@ -44,10 +50,15 @@ func runVerifyMany(cmd *cobra.Command, o *verifyOptions, s *streams, paths []str
 	return nil
 }
 
-// writeMany verifies paths with jobs workers (verify.Each), hands each
-// item to out as it comes and ends it with the counts.
-func writeMany(ctx context.Context, out manyWriter, paths []string, opts verify.Options, jobs int) (verify.Summary, error) {
+// writeMany hands out the skipped items, then verifies paths with jobs
+// workers (verify.Each), hands each item to out as it comes and ends it
+// with the counts.
+func writeMany(ctx context.Context, out manyWriter, skipped []verify.Item, paths []string, opts verify.Options, jobs int) (verify.Summary, error) {
 	var z verify.Summariser
+	for _, it := range skipped {
+		z.Add(it)
+		out.item(it)
+	}
 	verify.Each(ctx, paths, opts, jobs, func(it verify.Item) {
 		z.Add(it)
 		out.item(it)
@@ -149,7 +160,11 @@ func newTextMany(w io.Writer, st termtext.Style, paths []string) *textMany {
 }
 
 func (t *textMany) item(it verify.Item) {
-	if it.Report == nil {
+	switch {
+	case it.Skipped:
+		t.tb.Row("skipped", "-", "-", it.Path+": "+it.Error)
+		return
+	case it.Report == nil:
 		t.tb.Row("unreadable", "-", "-", it.Path+": "+it.Error)
 		return
 	}

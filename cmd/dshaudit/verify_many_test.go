@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/verify"
@@ -35,7 +38,7 @@ func TestJSONManyIsWriteJSON(t *testing.T) {
 	paths, opts := manyVectors(t)
 	for _, ps := range [][]string{paths, paths[:1], nil} {
 		var got bytes.Buffer
-		if _, err := writeMany(context.Background(), newJSONMany(&got), ps, opts, 2); err != nil {
+		if _, err := writeMany(context.Background(), newJSONMany(&got), nil, ps, opts, 2); err != nil {
 			t.Fatal(err)
 		}
 		items := verify.All(context.Background(), ps, opts, 1)
@@ -61,7 +64,7 @@ func TestTextManyRows(t *testing.T) {
 	odd := filepath.Join(t.TempDir(), "x\x1b[2J"+manifest.BundleSuffix)
 	paths = append(paths, odd)
 	var b bytes.Buffer
-	sum, err := writeMany(context.Background(), newTextMany(&b, termtext.Style{Width: 200}, paths), paths, opts, 2)
+	sum, err := writeMany(context.Background(), newTextMany(&b, termtext.Style{Width: 200}, paths), nil, paths, opts, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,5 +94,46 @@ func TestTextManyRows(t *testing.T) {
 	counts := fmt.Sprintf("\n\n%d bundles, %d verified\n", sum.Bundles, sum.Verified)
 	if i := strings.Index(out, counts); i < 0 || strings.Count(out[:i], "\n") < at-1 || !strings.Contains(out[i:], "failed (") {
 		t.Errorf("no counts after the rows:\n%s", out)
+	}
+}
+
+// verify DIR never skips silently: a symbolic link and a named pipe under
+// the directory are rows and failures of the summary, and the exit status
+// is 1, in text and in JSON (which matches its schema). SPEC.md "Many bundles".
+func TestVerifyDirReportsSkipped(t *testing.T) {
+	dir := t.TempDir()
+	pass, err := os.ReadFile(vecDir + "pass.dshaudit.tar.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pass"+manifest.BundleSuffix), pass, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(vecDir + "boot_failed.dshaudit.tar.zst")
+	if err := os.Symlink(abs, filepath.Join(dir, "linked"+manifest.BundleSuffix)); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "verify", dir, "--key", vecKey)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"skipped", "a symbolic link to", "not followed under a directory", "a named pipe, not a regular file", "3 bundles, 1 verified", "failed (2)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, js, _ := runCLI(t, "verify", dir, "--key", vecKey, "--json")
+	if code != 1 || !strings.Contains(js, `"status": "skipped"`) {
+		t.Errorf("--json: exit %d\n%s", code, js)
+	}
+	schematest.Validate(t, "verify-summary", []byte(js))
+	// Only links and special files under the directory: still reported.
+	only := t.TempDir()
+	os.Symlink(abs, filepath.Join(only, "x"+manifest.BundleSuffix))
+	if code, out, _ := runCLI(t, "verify", only, "--key", vecKey); code != 1 || !strings.Contains(out, "skipped") {
+		t.Errorf("only a link: exit %d\n%s", code, out)
 	}
 }
