@@ -396,3 +396,24 @@ func TestPatchMergeKeys(t *testing.T) {
 		})
 	}
 }
+
+// 5.1.6 types a field as dsh's loader builds it, js-yaml with dsh's JSON
+// schema (SPEC.md "Consumers"): 1_000 is a string, 0x10 an integer,
+// True a boolean and yes a string.
+func TestOptionalFieldsTypedAsJSYAML(t *testing.T) {
+	pkg := []byte(`{"main":"x.js","dsh":{"bundle":{"patch":"p.yml"}}}`)
+	schema := []byte(`{"properties":{"id":{"type":"string"},"name":{"type":"string"},"disabled":{"type":"boolean"},"priority":{"type":"integer"}}}`)
+	for _, tc := range []struct {
+		field  string
+		status Status
+	}{
+		{"priority: 1_000", NonConforming}, {"priority: 0x10", Conforming}, {"priority: 1.0", Conforming}, {"priority: 1.5", NonConforming},
+		{"disabled: True", Conforming}, {"disabled: yes", NonConforming}, {"disabled: 'false'", NonConforming}, {"disabled: !!js x", Conforming},
+	} {
+		patch := "- insert:\n    - id: a\n      name: b\n      " + tc.field + "\n"
+		c := clause(t, Input{PackageJSON: pkg, Patch: []byte(patch), EntrySchema: schema}, "5.1.6")
+		if c.Status != tc.status {
+			t.Errorf("%s: %s %q, want %s", tc.field, c.Status, c.Message, tc.status)
+		}
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/dshaudit/dshaudit/rules/jsyaml"
 	"github.com/dshaudit/dshaudit/rules/yamlmerge"
 )
 
@@ -92,6 +94,27 @@ func nodeJSONType(n *yaml.Node) string {
 	return "unknown"
 }
 
+// jsJSONType is the JSON Schema type of a value as js-yaml builds it: a
+// number with no fractional part is an integer, as JSON Schema counts it.
+func jsJSONType(v *jsyaml.Value) string {
+	switch v.Kind {
+	case jsyaml.Map:
+		return "object"
+	case jsyaml.List:
+		return "array"
+	case jsyaml.Number:
+		if v.Num == math.Trunc(v.Num) && !math.IsInf(v.Num, 0) {
+			return "integer"
+		}
+		return "number"
+	case jsyaml.Bool:
+		return "boolean"
+	case jsyaml.Null:
+		return "null"
+	}
+	return "string"
+}
+
 // typeAllowed reports whether JSON type got satisfies one of want.
 func typeAllowed(got string, want []string) bool {
 	if len(want) == 0 {
@@ -133,8 +156,10 @@ func check516(s *state) ClauseResult {
 		return ClauseResult{Status: NotCheckable, Observed: "unusable entry " + source, Message: err.Error()}
 	}
 	entries, _ := insertEntries(s.yr, s.insertItems)
+	jsEntries := jsInsertEntries(s.js)
 	var problems []string
 	checked := 0
+	var cur *jsyaml.Value // the current entry as dsh's loader builds it
 	checkField := func(e entryRef, key string, v *yaml.Node, from string) {
 		want, known := es.types[key]
 		if !known {
@@ -147,7 +172,11 @@ func check516(s *state) ClauseResult {
 			return // an expression the loader evaluates (Entry.disabledOf): its type is known only then
 		}
 		checked++
-		if got := nodeJSONType(v); !typeAllowed(got, want) {
+		got := nodeJSONType(v)
+		if jv := cur.Get(key); jv != nil {
+			got = jsJSONType(jv) // the type dsh's loader gives it ("Consumers")
+		}
+		if !typeAllowed(got, want) {
 			sorted := append([]string(nil), want...)
 			sort.Strings(sorted)
 			problems = append(problems, fmt.Sprintf("%s: field %s%s is %s, the %s allows %s", e, quote(key), from, got, source, strings.Join(sorted, " or ")))
@@ -158,9 +187,13 @@ func check516(s *state) ClauseResult {
 		known = append(known, k)
 	}
 	sort.Strings(known)
-	for _, e := range entries {
+	for idx, e := range entries {
 		if e.node.Kind != yaml.MappingNode || s.yr.Problem(e.node) != "" {
 			continue // reported by 5.1.5
+		}
+		cur = nil
+		if idx < len(jsEntries) {
+			cur = jsEntries[idx]
 		}
 		written := map[string]bool{}
 		for i := 0; i+1 < len(e.node.Content); i += 2 {
