@@ -351,8 +351,11 @@ func pick(r *rand.Rand, pool []string) string { return pool[r.Intn(len(pool))] }
 func genScalar(r *rand.Rand, ind int) string {
 	s := pick(r, scalarPool)
 	tag := ""
-	if r.Intn(4) == 0 {
+	switch r.Intn(16) {
+	case 0:
 		tag = pick(r, tagPool)
+	case 1, 2:
+		tag = pick(r, []string{"!!js ", "!!str "})
 	}
 	switch r.Intn(9) {
 	case 0, 1, 2, 3:
@@ -406,6 +409,19 @@ func genMapping(r *rand.Rand, ind, depth int) string {
 	}
 	if r.Intn(3) != 0 {
 		keys = keys[:2+r.Intn(len(keys)-1)]
+	}
+	if r.Intn(8) != 0 {
+		// Mostly distinct keys: js-yaml throws on a duplicated one, so
+		// a document with one compares only the refusal.
+		seen := map[string]bool{}
+		uniq := keys[:0]
+		for _, k := range keys {
+			if !seen[k] {
+				seen[k] = true
+				uniq = append(uniq, k)
+			}
+		}
+		keys = uniq
 	}
 	for i, k := range keys {
 		if i > 0 {
