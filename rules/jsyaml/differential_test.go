@@ -356,6 +356,8 @@ func genScalar(r *rand.Rand, ind int) string {
 		tag = pick(r, tagPool)
 	case 1, 2:
 		tag = pick(r, []string{"!!js ", "!!str "})
+	case 3:
+		tag = pick(r, []string{"&s ", "&t !!str ", "!!str &u ", "&v ! ", "! &w "})
 	}
 	switch r.Intn(9) {
 	case 0, 1, 2, 3:

@@ -254,6 +254,25 @@ func (c *converter) restOfLine(line, col int) []byte {
 	return c.src[off : off+end]
 }
 
+// properties skips the node's properties (a tag and an anchor, in either
+// order) at its position, where yaml.v3 puts a node's column, and returns
+// the rest of the line after them, and whether one is the non-specific
+// tag "!".
+func (c *converter) properties(n *yaml.Node) (rest []byte, nonSpecific bool) {
+	rest = c.restOfLine(n.Line, n.Column)
+	for k := 0; k < 2 && len(rest) > 0 && (rest[0] == '!' || rest[0] == '&'); k++ {
+		end := bytes.IndexAny(rest, " \t")
+		if end < 0 {
+			end = len(rest)
+		}
+		if rest[0] == '!' && end == 1 {
+			nonSpecific = true
+		}
+		rest = bytes.TrimLeft(rest[end:], " \t")
+	}
+	return rest, nonSpecific
+}
+
 // checkSource refuses what the tree does not show but the source does: a
 // plain scalar continued on further lines (js-yaml's rules for their
 // indentation differ from yaml.v3's), and a double-quoted scalar with an
@@ -264,12 +283,7 @@ func (c *converter) checkSource(n *yaml.Node) error {
 	}
 	switch {
 	case n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 && n.Value != "":
-		rest := c.restOfLine(n.Line, n.Column)
-		if n.Style&yaml.TaggedStyle != 0 {
-			if i := bytes.IndexAny(rest, " \t"); i >= 0 {
-				rest = bytes.TrimLeft(rest[i:], " \t")
-			}
-		}
+		rest, _ := c.properties(n)
 		if !bytes.HasPrefix(rest, []byte(n.Value)) {
 			return conflict(n, "a plain scalar continued on further lines: js-yaml and yaml.v3 judge the indentation of its lines differently; quote it or write it on one line")
 		}
@@ -376,7 +390,7 @@ func (c *converter) node(n *yaml.Node, depth int) (*Value, error) {
 // build converts a node that is not an alias.
 func (c *converter) build(n *yaml.Node, depth int) (*Value, error) {
 	tag := explicitTag(n)
-	if tag == "" && c.at(n.Line, n.Column) == '!' {
+	if _, nonSpecific := c.properties(n); tag == "" && nonSpecific {
 		return nil, conflict(n, "the non-specific tag !: yaml.v3 resolves the value as if untagged, js-yaml keeps it a string")
 	}
 	switch n.Kind {
