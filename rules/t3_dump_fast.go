@@ -481,10 +481,31 @@ func scalarValue(v []byte) (s fastScalar, block, ok bool) {
 		s.raw, s.quoted, s.ok = v, true, true
 		return s, false, true
 	case isPlain(v):
+		if !plainSure(v) {
+			return s, false, false
+		}
 		s.raw, s.ok = v, true
 		return s, false, true
 	}
 	return s, false, false
+}
+
+// plainSure is false for a plain scalar the reference refuses as a number
+// too long to round (jsyaml.PlainKind's sure). Only one written with the
+// characters of js-yaml's numbers, longer than 15 bytes or with an
+// exponent, can be one (a shorter one has at most 52 bits or 14 digits),
+// so PlainKind is asked only then.
+func plainSure(v []byte) bool {
+	if !plainMaybeNotString(v) || len(v) <= 15 && bytes.IndexAny(v, "eE") < 0 {
+		return true
+	}
+	for _, c := range v {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == 'x' || c == 'X' || c == 'o' || c == 'O' || c == '+' || c == '-' || c == '.') {
+			return true // not a number to js-yaml: a string
+		}
+	}
+	_, sure := jsyaml.PlainKind(string(v))
+	return sure
 }
 
 // isBlockHeader admits the block scalar headers without an indentation
