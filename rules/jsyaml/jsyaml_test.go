@@ -88,3 +88,27 @@ func TestTruthy(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLoad: whatever the bytes, Load returns a value or an error wrapping
+// ErrRefused or ErrConflict, never panics, and reads the same bytes the
+// same way twice.
+func FuzzLoad(f *testing.F) {
+	for _, s := range []string{"- id: a\n  disabled: 'no'\n", "- &a {x: *a}\n", "- [?x, {<<: 1}]\n", "- !!js >-\n  a\n", "- \"\\x41\"\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, _, err := Load(b)
+		if err != nil && !errors.Is(err, ErrRefused) && !errors.Is(err, ErrConflict) {
+			t.Fatalf("error of no class: %v", err)
+		}
+		v2, _, err2 := Load(b)
+		if (err == nil) != (err2 == nil) || Describe(v) != Describe(v2) {
+			t.Fatalf("two readings differ: %v %v / %v %v", Describe(v), err, Describe(v2), err2)
+		}
+		if v != nil && v.Kind == List {
+			for _, it := range v.Items {
+				Truthy(it.Get("disabled"))
+			}
+		}
+	})
+}
