@@ -14,6 +14,7 @@ import (
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/verify"
+	"github.com/dshaudit/dshaudit/vsa"
 )
 
 // verifyOptions are the flags of `dshaudit verify`.
@@ -27,6 +28,7 @@ type verifyOptions struct {
 	Package string
 	Jobs    int
 	limitFlags
+	summaryFlags
 }
 
 func newVerifyCmd(s *streams) *cobra.Command {
@@ -106,6 +108,7 @@ Exit codes:
 	f.StringVar(&o.Claim, "claim", "", "check the declarations of conformity in this README, text or package tarball")
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
 	o.limitFlags.register(f)
+	o.summaryFlags.register(f)
 	f.IntVar(&o.Jobs, "jobs", 0, "with many bundles: how many to verify at once (default: number of CPUs)")
 	return c
 }
@@ -119,6 +122,10 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if err := o.checkLimits(); err != nil {
 		return err
 	}
+	signer, now, err := o.summaryFlags.prepare()
+	if err != nil {
+		return err
+	}
 	opts := verify.Options{Policy: pol, Limits: o.Limits, RuleLimits: o.RuleLimits}
 	paths, skipped, err := verify.Walk(o.Bundles)
 	if err != nil {
@@ -128,6 +135,9 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if !single {
 		if o.Claim != "" {
 			return fmt.Errorf("%w: --claim checks one bundle; give one bundle file", ErrUsage)
+		}
+		if signer != nil {
+			return fmt.Errorf("%w: --summary summarises one bundle; give one bundle file", ErrUsage)
 		}
 		if len(paths) == 0 && len(skipped) == 0 {
 			return fmt.Errorf("%w: no *%s file under %s", ErrUsage, manifest.BundleSuffix, strings.Join(o.Bundles, ", "))
@@ -154,6 +164,8 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	defer f.Close()
 	// One bundle: its decoding can take the core the rest leaves idle.
 	opts.DecodeAhead = true
+	// The summary names the signature file's digest.
+	opts.KeepEvidence = signer != nil
 	rep, err := verify.Verify(cmd.Context(), path, f, opts)
 	if err != nil {
 		if errors.Is(err, verify.ErrUnreadable) {
@@ -181,7 +193,20 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 			printClaim(s.Out, st, o.Claim, cr)
 		}
 	}
-	if !rep.OK() || (cr != nil && cr.Outcome != claim.Backed) {
+	passed := rep.OK() && (cr == nil || cr.Outcome == claim.Backed)
+	if signer != nil {
+		// Written whatever the result: a summary of a bundle that did not
+		// verify says FAILED.
+		if err := writeSummary(cmd.Context(), &o.summaryFlags, signer, summaryInput(rep, passed, o.VerifierID, now)); err != nil {
+			return err
+		}
+		result := vsa.Passed
+		if !passed {
+			result = vsa.Failed
+		}
+		fmt.Fprintf(s.ErrOut, "dshaudit: wrote verification summary %s (%s)\n", o.Summary, result)
+	}
+	if !passed {
 		return silentError{ErrFindings}
 	}
 	return nil

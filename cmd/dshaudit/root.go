@@ -74,6 +74,7 @@ Exit codes (all commands):
 		newRunCmd(io),
 		newStaticCmd(io),
 		newVerifyCmd(io),
+		newVerifySummaryCmd(io),
 	)
 	return root
 }

@@ -1,0 +1,122 @@
+package attest
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sigstore/sigstore-go/pkg/sign"
+	"github.com/sigstore/sigstore-go/pkg/verify"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// SignPayload signs any in-toto statement: payload, already encoded, goes
+// into a DSSE envelope (payloadType PayloadType) signed by signer inside
+// a Sigstore bundle v0.3, returned as JSON in the same stable form as
+// Sign's. Sign is this for the evidence statement; the verification
+// summary (package vsa) is the other statement dshaudit signs. The
+// signature is checked with the signer's key before it is returned.
+func SignPayload(ctx context.Context, payload []byte, signer *Signer) ([]byte, error) {
+	if signer == nil {
+		return nil, fmt.Errorf("%w: no signing key", ErrKey)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pb, err := sign.Bundle(&sign.DSSEData{Data: payload, PayloadType: PayloadType}, keypair{signer}, sign.BundleOptions{Context: ctx})
+	if err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	raw, err := protojson.Marshal(pb)
+	if err != nil {
+		return nil, fmt.Errorf("encode bundle: %w", err)
+	}
+	out, err := stableJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("encode bundle: %w", err)
+	}
+	if _, _, err := VerifyPayload(out, Policy{Key: signer.PublicKey()}); err != nil {
+		return nil, fmt.Errorf("self-check of the new signature failed: %w", err)
+	}
+	return out, nil
+}
+
+// VerifyPayload checks that sigJSON is a Sigstore bundle v0.3 holding a
+// one-signature in-toto DSSE envelope signed by the signer policy trusts,
+// and returns the authenticated payload. It checks no subject: the
+// caller knows which artifact the statement must name and checks it in
+// the payload it gets back. Result.ManifestSHA256 and Result.Predicate
+// are left empty. Errors wrap the package's failure classes.
+func VerifyPayload(sigJSON []byte, policy Policy) ([]byte, *Result, error) {
+	if err := policy.validate(); err != nil {
+		return nil, nil, err
+	}
+	identity, err := policy.policyOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := parseBundle(sigJSON)
+	if err != nil {
+		return nil, nil, err
+	}
+	vc, err := b.VerificationContent()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: verification material: %w", ErrBundleMalformed, err)
+	}
+	switch {
+	case policy.Key != nil && vc.PublicKey() == nil:
+		return nil, nil, fmt.Errorf("%w: the bundle is signed with a certificate, not with key %s", ErrWrongKey, policy.Key.Fingerprint())
+	case policy.Keyless != nil && vc.Certificate() == nil:
+		return nil, nil, fmt.Errorf("%w: the bundle is signed with a bare public key (hint %q); keyless verification needs a certificate", ErrUntrustedSigner, vc.PublicKey().Hint())
+	}
+	sc, err := b.SignatureContent()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrBundleMalformed, err)
+	}
+	if err := verify.VerifySignature(sc, vc, policy.trustedMaterial()); err != nil {
+		if policy.Key != nil {
+			if hint := vc.PublicKey().Hint(); hint != "" && hint != policy.Key.Hint() {
+				return nil, nil, fmt.Errorf("%w: the bundle names key hint %q, the trusted key %s has hint %q: %w", ErrWrongKey, hint, policy.Key.Fingerprint(), policy.Key.Hint(), err)
+			}
+			return nil, nil, fmt.Errorf("%w: does not verify with key %s (altered envelope or signature, or another key): %w", ErrSignatureInvalid, policy.Key.Fingerprint(), err)
+		}
+		return nil, nil, fmt.Errorf("%w: does not verify with the certificate's key: %w", ErrSignatureInvalid, err)
+	}
+	verifier, err := verify.NewVerifier(policy.trustedMaterial(), policy.verifierOptions()...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrAmbiguousPolicy, err)
+	}
+	// The subject is the caller's to check, in the payload returned.
+	res, err := verifier.Verify(b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), identity...))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrUntrustedSigner, err)
+	}
+	out := &Result{}
+	for _, ts := range res.VerifiedTimestamps {
+		out.Timestamps = append(out.Timestamps, ts.Timestamp)
+	}
+	if policy.Key != nil {
+		out.KeyFingerprint = policy.Key.Fingerprint()
+		out.Signer = "key " + out.KeyFingerprint
+	} else if c := res.Signature.Certificate; c != nil {
+		out.CertificateIdentity = c.SubjectAlternativeName
+		out.CertificateIssuer = c.Extensions.Issuer
+		out.Signer = fmt.Sprintf("%s (issuer %s)", c.SubjectAlternativeName, c.Extensions.Issuer)
+	}
+	return b.GetDsseEnvelope().GetPayload(), out, nil
+}
+
+// DSSEEnvelope returns the DSSE envelope of a Sigstore bundle on its own,
+// as JSON (payloadType, payload, signatures), the form tools that read a
+// bare envelope take (slsa-verifier's verify-vsa). The bundle is parsed
+// as VerifyPayload parses it; its signature is not checked.
+func DSSEEnvelope(sigJSON []byte) ([]byte, error) {
+	b, err := parseBundle(sigJSON)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := protojson.Marshal(b.GetDsseEnvelope())
+	if err != nil {
+		return nil, fmt.Errorf("encode envelope: %w", err)
+	}
+	return stableJSON(raw)
+}
