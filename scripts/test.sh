@@ -24,6 +24,9 @@ bash scripts/setup.sh || { echo "test.sh: scripts/setup.sh failed" >&2; status=1
 bash scripts/setup-chromium.sh || { echo "test.sh: scripts/setup-chromium.sh failed" >&2; status=1; }
 # cosign and sigstore-js, pinned, for the third-party verification recipes.
 bash scripts/setup-thirdparty.sh || { echo "test.sh: scripts/setup-thirdparty.sh failed" >&2; status=1; }
+# slsa-verifier and actionlint, pinned, for the verification summary and
+# the GitHub Action (cosign is setup-thirdparty.sh's).
+bash scripts/setup-anchors.sh || { echo "test.sh: scripts/setup-anchors.sh failed" >&2; status=1; }
 
 # A docker daemon of its own and a one-node Slurm on localhost (for the
 # batch end-to-end test, docs/batch.md); both stopped however the tests end.

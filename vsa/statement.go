@@ -116,12 +116,25 @@ func PackageURL(name, version string) string {
 			ns, n = name[:i], name[i+1:]
 		}
 	}
-	esc := func(s string) string { return strings.ReplaceAll(url.PathEscape(s), "+", "%2B") }
 	p := "pkg:npm/"
 	if ns != "" {
 		p += esc(ns) + "/"
 	}
 	return p + esc(n) + "@" + esc(version)
+}
+
+// esc percent-encodes every byte but the URI unreserved characters.
+func esc(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // IntegrityHex turns npm's "sha512-<base64>" into the algorithm and hex

@@ -22,17 +22,18 @@ import (
 // media_type property of its schema in schema/.
 func TestMediaTypesMatchSchemas(t *testing.T) {
 	for name, mt := range map[string]string{
-		"static-result":       StaticResultMediaType,
-		"run-result":          runner.SummaryMediaType,
-		"verify-result":       verify.ResultMediaType,
-		"verify-summary":      SummaryMediaType,
-		"replay-result":       ReplayMediaType,
-		"image-build-result":  ImageBuildMediaType,
-		"image-verify-result": ImageVerifyMediaType,
-		"batch-result":        BatchMediaType,
-		"inspect-result":      InspectMediaType,
-		"report-result":       ReportMediaType,
-		"key-result":          KeyMediaType,
+		"static-result":        StaticResultMediaType,
+		"run-result":           runner.SummaryMediaType,
+		"verify-result":        verify.ResultMediaType,
+		"verify-summary":       SummaryMediaType,
+		"replay-result":        ReplayMediaType,
+		"image-build-result":   ImageBuildMediaType,
+		"image-verify-result":  ImageVerifyMediaType,
+		"batch-result":         BatchMediaType,
+		"inspect-result":       InspectMediaType,
+		"report-result":        ReportMediaType,
+		"key-result":           KeyMediaType,
+		"summary-check-result": SummaryCheckMediaType,
 	} {
 		if !strings.HasSuffix(mt, ".v1+json") {
 			t.Errorf("%s: media type %q has no version", name, mt)

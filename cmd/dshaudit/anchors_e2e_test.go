@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
+	"github.com/dshaudit/dshaudit/vsa"
+)
+
+// runTool runs an anchor's program offline, with no user state.
+func runTool(t *testing.T, dir, name string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "TUF_ROOT="+filepath.Join(dir, "tuf"))
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func lastLineOf(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestSummaryAnchorsE2E: the summary of the pass vector's bundle passes
+// cosign verify-blob-attestation (Sigstore bundle) and slsa-verifier
+// verify-vsa (its bare DSSE envelope: slsa-verifier v2.7.1 reads no
+// Sigstore bundle), for both key types; the summary of a tampered bundle
+// says FAILED, which slsa-verifier refuses and cosign shows (it checks
+// signature, type and subject, not the result).
+func TestSummaryAnchorsE2E(t *testing.T) {
+	e2etest.Require(t, "cosign", "slsa-verifier")
+	for _, kt := range attest.KeyTypes {
+		t.Run(string(kt), func(t *testing.T) {
+			dir := t.TempDir()
+			kf, err := attest.WriteKeyPair(dir, "registry", kt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pass, _ := filepath.Abs(vecDir + "pass.dshaudit.tar.zst")
+			tampered, _ := filepath.Abs(vecDir + "edited_stdout.dshaudit.tar.zst")
+			write := func(bundle, name string, want int) {
+				t.Helper()
+				code, _, stderr := runCLI(t, "verify", bundle, "--key", vecKey, "--summary", filepath.Join(dir, name+".json"),
+					"--summary-dsse", filepath.Join(dir, name+".dsse.json"), "--summary-key", kf.PrivatePath)
+				if code != want {
+					t.Fatalf("verify %s: exit %d, want %d: %s", bundle, code, want, stderr)
+				}
+			}
+			write(pass, "pass", 0)
+			write(tampered, "failed", 1)
+
+			cosign := func(summary, typ, blob string) (string, error) {
+				return runTool(t, dir, "cosign", "verify-blob-attestation", "--bundle", summary, "--key", kf.PublicPath,
+					"--type", typ, "--insecure-ignore-tlog=true", blob)
+			}
+			if out, err := cosign("pass.json", vsa.PredicateType, pass); err != nil {
+				t.Fatalf("cosign refused the pass summary: %v\n%s", err, out)
+			} else {
+				t.Logf("cosign, pass summary: %s", lastLineOf(out))
+			}
+			if out, err := cosign("pass.json", "https://dshaudit.dev/evidence/v1", pass); err == nil {
+				t.Fatalf("cosign accepted the summary as another predicate type:\n%s", out)
+			}
+			if out, err := cosign("pass.json", vsa.PredicateType, tampered); err == nil {
+				t.Fatalf("cosign accepted the summary for another artifact:\n%s", out)
+			}
+			// cosign checks signature, type and subject; the result is in
+			// the signed predicate it verified.
+			if out, err := cosign("failed.json", vsa.PredicateType, tampered); err != nil {
+				t.Fatalf("cosign refused the FAILED summary's signature: %v\n%s", err, out)
+			}
+			if p := summaryStatement(t, filepath.Join(dir, "failed.json")).Predicate; p.VerificationResult != vsa.Failed {
+				t.Fatalf("tampered bundle's summary says %q", p.VerificationResult)
+			}
+
+			slsa := func(envelope, bundle string, levels ...string) (string, error) {
+				args := []string{"verify-vsa", "--attestation-path", envelope, "--public-key-path", kf.PublicPath,
+					"--subject-digest", "sha256:" + fileSHA256(t, bundle), "--verifier-id", vsa.DefaultVerifierID,
+					"--resource-uri", "pkg:npm/hello-dsh-plugin@1.0.0"}
+				for _, l := range levels {
+					args = append(args, "--verified-level", l)
+				}
+				return runTool(t, dir, "slsa-verifier", args...)
+			}
+			if out, err := slsa("pass.dsse.json", pass, vsa.DynamicLevel("pass"), vsa.StaticConforming); err != nil {
+				t.Fatalf("slsa-verifier refused the pass summary: %v\n%s", err, out)
+			} else {
+				t.Logf("slsa-verifier, pass summary: %s", lastLineOf(out))
+			}
+			for name, c := range map[string]struct {
+				envelope, bundle string
+				levels           []string
+			}{
+				"FAILED summary":  {"failed.dsse.json", tampered, nil},
+				"missing level":   {"pass.dsse.json", pass, []string{vsa.DynamicLevel("boot_failed")}},
+				"other artifact":  {"pass.dsse.json", tampered, nil},
+				"Sigstore bundle": {"pass.json", pass, nil},
+			} {
+				if out, err := slsa(c.envelope, c.bundle, c.levels...); err == nil {
+					t.Errorf("slsa-verifier accepted: %s\n%s", name, out)
+				} else {
+					t.Logf("slsa-verifier, %s: %s", name, lastLineOf(out))
+				}
+			}
+			if code, out, _ := runCLI(t, "verify-summary", filepath.Join(dir, "failed.json"), "--key", kf.PublicPath, "--artifact", tampered); code != 1 {
+				t.Fatalf("verify-summary accepted the FAILED summary:\n%s", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
+	"github.com/dshaudit/dshaudit/vsa"
+)
+
+// summaryKeys writes a summary signing key pair into dir.
+func summaryKeys(t *testing.T, dir string) attest.KeyFiles {
+	t.Helper()
+	kf, err := attest.WriteKeyPair(dir, "registry", attest.Ed25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kf
+}
+
+func fileSHA256(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// summaryStatement is the signed statement inside a summary file.
+func summaryStatement(t *testing.T, path string) *vsa.Statement {
+	t.Helper()
+	var b struct {
+		DSSE struct {
+			Payload string `json:"payload"`
+		} `json:"dsseEnvelope"`
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		t.Fatal(err)
+	}
+	p, err := base64.StdEncoding.DecodeString(b.DSSE.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := vsa.Decode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// The pass vector's summary says PASSED with its levels, is the same
+// bytes written twice, and verify-summary accepts it; a tampered
+// bundle's says FAILED and is refused whatever is asked.
+func TestVerifySummaryRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	kf := summaryKeys(t, dir)
+	pass := vecDir + "pass.dshaudit.tar.zst"
+	sum1, sum2, env := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "a.dsse.json")
+	for _, out := range []string{sum1, sum2} {
+		code, _, stderr := runCLI(t, "verify", pass, "--key", vecKey, "--summary", out, "--summary-key", kf.PrivatePath, "--summary-dsse", env)
+		if code != 0 {
+			t.Fatalf("verify --summary: exit %d: %s", code, stderr)
+		}
+	}
+	a, _ := os.ReadFile(sum1)
+	b, _ := os.ReadFile(sum2)
+	if !bytes.Equal(a, b) {
+		t.Fatal("the same verification gave two different summaries")
+	}
+	st := summaryStatement(t, sum1)
+	p := st.Predicate
+	if p.VerificationResult != vsa.Passed || p.ResourceURI != "pkg:npm/hello-dsh-plugin@1.0.0" || p.TimeVerified != "" {
+		t.Fatalf("predicate %+v", p)
+	}
+	if !strings.Contains(strings.Join(p.VerifiedLevels, " "), vsa.DynamicLevel("pass")) {
+		t.Fatalf("levels %q", p.VerifiedLevels)
+	}
+	if p.Policy.URI == "" || len(p.Policy.Digest["sha256"]) != 64 || len(p.InputAttestations) != 2 {
+		t.Fatalf("policy or inputs %+v", p)
+	}
+	if raw, _ := json.Marshal(st.Predicate); true {
+		schematest.Validate(t, "vsa-predicate", raw)
+	}
+	var envelope struct {
+		PayloadType string `json:"payloadType"`
+	}
+	if raw, err := os.ReadFile(env); err != nil || json.Unmarshal(raw, &envelope) != nil || envelope.PayloadType != attest.PayloadType {
+		t.Fatalf("DSSE envelope: %v %+v", err, envelope)
+	}
+
+	base := []string{"verify-summary", sum1, "--key", kf.PublicPath, "--artifact", pass}
+	code, out, stderr := runCLI(t, append(base, "--resource-uri", "pkg:npm/hello-dsh-plugin@1.0.0", "--level", "DSHIO_DYNAMIC_PASS")...)
+	if code != 0 || !strings.Contains(out, "RESULT: accepted") {
+		t.Fatalf("verify-summary: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, append(base, "--json")...)
+	if code != 0 {
+		t.Fatalf("verify-summary --json: exit %d\n%s", code, out)
+	}
+	schematest.Validate(t, "summary-check-result", []byte(out))
+
+	for name, c := range map[string]struct {
+		args []string
+		code int
+	}{
+		"other resource":    {append(base, "--resource-uri", "pkg:npm/other@1.0.0"), 1},
+		"missing level":     {append(base, "--level", "DSHIO_DYNAMIC_BOOT_FAILED"), 1},
+		"other verifier":    {append(base, "--verifier-id", "https://registry.example/"), 1},
+		"other artifact":    {[]string{"verify-summary", sum1, "--key", kf.PublicPath, "--artifact", vecDir + "boot_failed.dshaudit.tar.zst"}, 1},
+		"other key":         {[]string{"verify-summary", sum1, "--key", vecKey, "--artifact", pass}, 1},
+		"envelope alone":    {[]string{"verify-summary", env, "--key", kf.PublicPath, "--artifact", pass}, 1},
+		"no artifact":       {[]string{"verify-summary", sum1, "--key", kf.PublicPath}, 2},
+		"no policy":         {[]string{"verify-summary", sum1, "--artifact", pass}, 2},
+		"bad digest":        {[]string{"verify-summary", sum1, "--key", kf.PublicPath, "--subject-digest", "sha256"}, 2},
+		"digest form":       {[]string{"verify-summary", sum1, "--key", kf.PublicPath, "--subject-digest", "sha256:" + fileSHA256(t, pass)}, 0},
+		"summary no key":    {[]string{"verify", pass, "--key", vecKey, "--summary", filepath.Join(dir, "x.json")}, 2},
+		"key no summary":    {[]string{"verify", pass, "--key", vecKey, "--summary-key", kf.PrivatePath}, 2},
+		"bad now":           {[]string{"verify", pass, "--key", vecKey, "--now", "yesterday"}, 2},
+		"many bundles":      {[]string{"verify", pass, vecDir + "boot_failed.dshaudit.tar.zst", "--key", vecKey, "--summary", filepath.Join(dir, "x.json"), "--summary-key", kf.PrivatePath}, 2},
+		"relative verifier": {[]string{"verify", pass, "--key", vecKey, "--summary", filepath.Join(dir, "x.json"), "--summary-key", kf.PrivatePath, "--summary-verifier-id", "me"}, 2},
+	} {
+		if code, out, stderr := runCLI(t, c.args...); code != c.code {
+			t.Errorf("%s: exit %d, want %d\n%s%s", name, code, c.code, out, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
+		t.Error("a summary was written by a refused command")
+	}
+
+	// A tampered bundle: verify exits 1, and its summary says FAILED.
+	failed := filepath.Join(dir, "failed.json")
+	tampered := vecDir + "edited_stdout.dshaudit.tar.zst"
+	if code, _, stderr := runCLI(t, "verify", tampered, "--key", vecKey, "--summary", failed, "--summary-key", kf.PrivatePath); code != 1 {
+		t.Fatalf("verify of a tampered bundle: exit %d: %s", code, stderr)
+	}
+	if p := summaryStatement(t, failed).Predicate; p.VerificationResult != vsa.Failed || strings.Join(p.VerifiedLevels, ",") != vsa.Failed {
+		t.Fatalf("tampered bundle's summary: %+v", p)
+	}
+	code, out, _ = runCLI(t, "verify-summary", failed, "--key", kf.PublicPath, "--artifact", tampered)
+	if code != 1 || !strings.Contains(out, "RESULT: not accepted") {
+		t.Fatalf("a FAILED summary: exit %d\n%s", code, out)
+	}
+}
+
+// --now gives timeVerified, in UTC.
+func TestVerifySummaryNow(t *testing.T) {
+	dir := t.TempDir()
+	kf := summaryKeys(t, dir)
+	out := filepath.Join(dir, "s.json")
+	if code, _, stderr := runCLI(t, "verify", vecDir+"pass.dshaudit.tar.zst", "--key", vecKey, "--summary", out, "--summary-key", kf.PrivatePath, "--now", "2026-12-04T13:00:00+01:00"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := summaryStatement(t, out).Predicate.TimeVerified; got != "2026-12-04T12:00:00Z" {
+		t.Fatalf("timeVerified %q", got)
+	}
+}
