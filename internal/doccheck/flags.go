@@ -30,6 +30,7 @@ var foreignPrograms = map[string]bool{
 	"sbatch": true, "squeue": true, "scancel": true, "scontrol": true,
 	"sinfo": true, "kubectl": true, "chromium": true,
 	"mmdebstrap": true, "dockerd": true, "unshare": true,
+	"slsa-verifier": true, "actionlint": true, "gh": true,
 }
 
 var (
