@@ -29,6 +29,8 @@ type verifyOptions struct {
 	Jobs    int
 	limitFlags
 	summaryFlags
+	// StepSummary is a file a Markdown summary is appended to.
+	StepSummary string
 }
 
 func newVerifyCmd(s *streams) *cobra.Command {
@@ -109,6 +111,7 @@ Exit codes:
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
 	o.limitFlags.register(f)
 	o.summaryFlags.register(f)
+	f.StringVar(&o.StepSummary, "step-summary", "", "append a Markdown summary of the result to FILE (e.g. $GITHUB_STEP_SUMMARY)")
 	f.IntVar(&o.Jobs, "jobs", 0, "with many bundles: how many to verify at once (default: number of CPUs)")
 	return c
 }
@@ -136,8 +139,8 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 		if o.Claim != "" {
 			return fmt.Errorf("%w: --claim checks one bundle; give one bundle file", ErrUsage)
 		}
-		if signer != nil {
-			return fmt.Errorf("%w: --summary summarises one bundle; give one bundle file", ErrUsage)
+		if signer != nil || o.StepSummary != "" {
+			return fmt.Errorf("%w: --summary and --step-summary summarise one bundle; give one bundle file", ErrUsage)
 		}
 		if len(paths) == 0 && len(skipped) == 0 {
 			return fmt.Errorf("%w: no *%s file under %s", ErrUsage, manifest.BundleSuffix, strings.Join(o.Bundles, ", "))
@@ -194,17 +197,26 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 		}
 	}
 	passed := rep.OK() && (cr == nil || cr.Outcome == claim.Backed)
+	var result string
+	var levels []string
 	if signer != nil {
 		// Written whatever the result: a summary of a bundle that did not
 		// verify says FAILED.
-		if err := writeSummary(cmd.Context(), &o.summaryFlags, signer, summaryInput(rep, passed, o.VerifierID, now)); err != nil {
+		in := summaryInput(rep, passed, o.VerifierID, now)
+		if err := writeSummary(cmd.Context(), &o.summaryFlags, signer, in); err != nil {
 			return err
 		}
-		result := vsa.Passed
+		result, levels = vsa.Passed, in.Levels
 		if !passed {
-			result = vsa.Failed
+			result, levels = vsa.Failed, []string{vsa.Failed}
 		}
 		fmt.Fprintf(s.ErrOut, "dshaudit: wrote verification summary %s (%s)\n", o.Summary, result)
+	}
+	if o.StepSummary != "" {
+		st := s.style()
+		if err := writeStepSummary(o.StepSummary, st, rep, result, levels); err != nil {
+			return fmt.Errorf("--step-summary: %w", err)
+		}
 	}
 	if !passed {
 		return silentError{ErrFindings}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 	"github.com/dshaudit/dshaudit/vsa"
 )
@@ -168,3 +169,31 @@ func TestVerifySummaryNow(t *testing.T) {
 		t.Fatalf("timeVerified %q", got)
 	}
 }
+
+// Text from a bundle cannot become Markdown structure in the step summary.
+func TestMarkdownTextInert(t *testing.T) {
+	st := termtextStyle()
+	for _, v := range []string{"# heading\n| a | b |", "<script>x</script>", "[link](https://evil.example)", "*em* _u_ `code` \\"} {
+		got := mdText(st, v)
+		if strings.ContainsAny(got, "\n\r") {
+			t.Errorf("mdText(%q) = %q holds a line break", v, got)
+		}
+		for i := 0; i < len(got); i++ {
+			if strings.IndexByte("#|<>[]()*_`", got[i]) >= 0 && (i == 0 || got[i-1] != '\\') {
+				t.Errorf("mdText(%q) = %q: %q at %d is not escaped", v, got, got[i], i)
+			}
+		}
+	}
+	dir := t.TempDir()
+	md := filepath.Join(dir, "step.md")
+	os.WriteFile(md, []byte("before\n"), 0o644)
+	if code, _, stderr := runCLI(t, "verify", vecDir+"boot_failed.dshaudit.tar.zst", "--key", vecKey, "--step-summary", md); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(md)
+	if !strings.HasPrefix(string(b), "before\n### dshaudit: ") || !strings.Contains(string(b), "boot\\_failed") {
+		t.Fatalf("step summary:\n%s", b)
+	}
+}
+
+func termtextStyle() termtext.Style { return termtext.Style{MaxText: termtext.DefaultMaxText} }
