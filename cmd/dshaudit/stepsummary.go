@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/dshaudit/dshaudit/internal/termtext"
@@ -40,7 +41,7 @@ func writeStepSummary(path string, st termtext.Style, r *verify.Report, summaryR
 	fmt.Fprintf(&b, "### dshaudit: %s: %s\n\n", mdText(st, pkg), mdText(st, r.Status.Text()))
 	b.WriteString("| | |\n|---|---|\n")
 	row := func(k, v string) { fmt.Fprintf(&b, "| %s | %s |\n", k, v) }
-	row("Bundle", mdText(st, r.Bundle)+" ("+mdText(st, r.BundleSHA256)+")")
+	row("Bundle", mdText(st, filepath.Base(r.Bundle))+" ("+mdText(st, r.BundleSHA256)+")")
 	if r.Signer != "" {
 		row("Signer", mdText(st, r.Signer))
 	}
@@ -56,7 +57,7 @@ func writeStepSummary(path string, st termtext.Style, r *verify.Report, summaryR
 	}
 	row("Usable for certification", usable)
 	if summaryResult != "" {
-		row("Verification summary", fmt.Sprintf("%s %s", summaryResult, mdText(st, strings.Join(levels, ", "))))
+		row("Verification summary", fmt.Sprintf("%s, levels %s", summaryResult, mdText(st, strings.Join(levels, ", "))))
 	}
 	for _, rp := range r.Repetitions {
 		fmt.Fprintf(&b, "\n#### Repetition %d: %s\n\n", rp.Index, mdText(st, rp.Verdict))

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Runs the steps of the GitHub Action (action.yml) on this machine, with
+# the environment GitHub Actions gives a release job: the GITHUB_*
+# variables, a release event, RUNNER_TEMP, a step-summary file and an
+# output file. `gh release upload` is replaced by a recorder that checks
+# what would have been uploaded. Key-signed (testdata/vectors/keys).
+#
+#   scripts/action-local.sh OUTDIR          publish the pass vector's bundle
+#                                           (no container: seconds)
+#   INPUT_PACKAGE=SPEC INPUT_IMAGE=REF scripts/action-local.sh OUTDIR
+#                                           the full run of SPEC (1–2 min)
+#
+# It first lints action.yml and examples/release.yml with actionlint (the
+# example using this checkout's action as ./). It prints the job summary
+# and exits non-zero if a step fails or the upload is not what it must be.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+out=${1:?usage: scripts/action-local.sh OUTDIR}
+mkdir -p "$out"
+out=$(realpath "$out")
+rm -rf "${out:?}"/*
+
+fail() {
+	echo "action-local: $*" >&2
+	exit 1
+}
+command -v actionlint >/dev/null || fail "actionlint is not on PATH (scripts/setup-anchors.sh builds it)"
+
+# Lint: action.yml is checked through a workflow that uses it as ./.
+lint=$out/lint
+mkdir -p "$lint/.github/workflows"
+cp action.yml "$lint/"
+sed 's|uses: dshaudit/dshaudit@v[0-9]*|uses: ./|' examples/release.yml >"$lint/.github/workflows/release.yml"
+grep -q 'uses: ./$' "$lint/.github/workflows/release.yml" || fail "examples/release.yml does not use dshaudit/dshaudit@vN"
+(cd "$lint" && git init -q . && actionlint) || fail "actionlint found problems"
+actionlint examples/release.yml || fail "actionlint found problems in examples/release.yml"
+
+# The environment of a release job.
+export GITHUB_ACTIONS=true CI=true RUNNER_OS=Linux RUNNER_ARCH=X64
+export GITHUB_WORKSPACE=$out/workspace GITHUB_REPOSITORY=acme/hello-dsh-plugin
+export GITHUB_SERVER_URL=https://github.com GITHUB_EVENT_NAME=release
+export GITHUB_REF=refs/tags/v1.0.0 GITHUB_REF_NAME=v1.0.0 GITHUB_REF_TYPE=tag
+export GITHUB_RUN_ID=1 GITHUB_RUN_ATTEMPT=1 GITHUB_ACTOR=acme GITHUB_WORKFLOW="dshaudit evidence"
+export GITHUB_ACTION_PATH=$repo GITHUB_ACTION_REF=local
+export RUNNER_TEMP=$out/runner-temp GITHUB_STEP_SUMMARY=$out/step-summary.md GITHUB_OUTPUT=$out/output
+export GITHUB_EVENT_PATH=$out/event.json
+mkdir -p "$GITHUB_WORKSPACE" "$RUNNER_TEMP"
+: >"$GITHUB_STEP_SUMMARY"
+: >"$GITHUB_OUTPUT"
+echo '{"action":"published","release":{"tag_name":"v1.0.0","name":"v1.0.0"}}' >"$GITHUB_EVENT_PATH"
+
+# The recorder in place of gh.
+recorded=$out/uploaded
+mkdir -p "$out/bin" "$recorded"
+cat >"$out/bin/gh" <<REC
+#!/usr/bin/env bash
+set -euo pipefail
+echo "\$*" >>"$out/gh-calls"
+[[ \$1 == release && \$2 == upload && \$3 == v1.0.0 ]] || { echo "gh recorder: unexpected call: \$*" >&2; exit 1; }
+shift 3
+for f in "\$@"; do
+	[[ \$f == --clobber ]] && continue
+	[[ -s \$f ]] || { echo "gh recorder: \$f is missing or empty" >&2; exit 1; }
+	cp "\$f" "$recorded/"
+done
+REC
+chmod +x "$out/bin/gh"
+export PATH=$out/bin:$PATH
+
+# Step "Install dshaudit" (action.yml), from this checkout.
+(cd "$GITHUB_ACTION_PATH" && go build -trimpath -ldflags "-X main.version=${GITHUB_ACTION_REF}" -o "$RUNNER_TEMP/bin/dshaudit" ./cmd/dshaudit)
+"$RUNNER_TEMP/bin/dshaudit" --version
+
+# Step "Test, verify, summarise and upload", with the inputs as
+# action.yml maps them.
+export DSHAUDIT=$RUNNER_TEMP/bin/dshaudit GH_TOKEN=recorder
+export INPUT_SIGNING_KEY
+INPUT_SIGNING_KEY=$(cat testdata/vectors/keys/signer.key)
+export INPUT_PUBLIC_KEY="" INPUT_KEYLESS=false INPUT_VERIFIER_ID=https://github.com/acme/hello-dsh-plugin/actions
+export INPUT_TAG=v1.0.0 INPUT_UPLOAD=true INPUT_IMAGE_ARCHIVE=${INPUT_IMAGE_ARCHIVE:-}
+export INPUT_IMAGE=${INPUT_IMAGE:-} INPUT_PACKAGE=${INPUT_PACKAGE:-}
+if [[ -z $INPUT_PACKAGE ]]; then
+	export INPUT_BUNDLE=$repo/testdata/vectors/pass.dshaudit.tar.zst
+else
+	command -v podman >/dev/null || fail "the full run needs podman (scripts/setup.sh)"
+	export INPUT_BUNDLE=""
+fi
+set +e
+bash "$GITHUB_ACTION_PATH/scripts/action-release.sh"
+rc=$?
+set -e
+
+echo "== job summary ($GITHUB_STEP_SUMMARY)"
+cat "$GITHUB_STEP_SUMMARY"
+echo "== outputs"
+cat "$GITHUB_OUTPUT"
+echo "== recorded upload"
+cat "$out/gh-calls" 2>/dev/null || fail "nothing was uploaded"
+ls -l "$recorded"
+[[ $rc == 0 ]] || fail "the action's step exited $rc"
+
+# What was uploaded: the bundle, the report, the summary and its envelope,
+# and the summary checks against the uploaded bundle.
+n=$(ls "$recorded" | wc -l)
+[[ $n == 4 ]] || fail "uploaded $n files, want 4"
+bundle=$(ls "$recorded"/*.dshaudit.tar.zst)
+grep -q '<html' "$recorded"/*.report.html || fail "the report is not an HTML page"
+"$DSHAUDIT" verify-summary "$recorded"/*.vsa.sigstore.json --key "$RUNNER_TEMP/dshaudit-out/dshaudit.pub" \
+	--artifact "$bundle" --verifier-id "$INPUT_VERIFIER_ID" --level DSHIO_DYNAMIC_PASS >/dev/null ||
+	fail "the uploaded summary does not verify"
+grep -q '^### dshaudit: ' "$GITHUB_STEP_SUMMARY" || fail "no job summary"
+echo "action-local: ok"

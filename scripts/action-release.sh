@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The steps of the dshaudit GitHub Action (action.yml) after dshaudit is
+# built: test the released package (or take a bundle made elsewhere),
+# verify it, write the signed verification summary, the HTML report and
+# a Markdown job summary, and upload bundle, report and summary as release
+# assets. action.yml runs it with the inputs as INPUT_* variables;
+# scripts/action-local.sh runs it on this machine with the variables
+# GitHub Actions sets. docs/github-actions.md describes the inputs.
+#
+#   DSHAUDIT            the dshaudit binary
+#   INPUT_PACKAGE       NAME@VERSION (default: package.json's, in $GITHUB_WORKSPACE)
+#   INPUT_BUNDLE        publish this bundle instead of running the tests
+#   INPUT_IMAGE         sandbox image NAME@sha256:DIGEST (default: built here)
+#   INPUT_IMAGE_ARCHIVE the image's OCI archive, a path or an https URL
+#   INPUT_SIGNING_KEY   the private key, PEM (from a secret)
+#   INPUT_PUBLIC_KEY    its public key file (default: derived with openssl)
+#   INPUT_KEYLESS       "true": sign keylessly (needs dshaudit with --keyless)
+#   INPUT_VERIFIER_ID   the summary's verifier.id
+#   INPUT_TAG           the release tag (default: $GITHUB_REF_NAME)
+#   INPUT_UPLOAD        "true": upload the three files with gh release upload
+#   INPUT_OUT_DIR       where the files go (default: $RUNNER_TEMP/dshaudit-out)
+set -euo pipefail
+
+die() {
+	echo "::error::dshaudit action: $*" >&2
+	exit "${2:-2}"
+}
+: "${DSHAUDIT:?DSHAUDIT must name the dshaudit binary}"
+: "${RUNNER_TEMP:?RUNNER_TEMP is not set (not in GitHub Actions?)}"
+: "${GITHUB_STEP_SUMMARY:?GITHUB_STEP_SUMMARY is not set}"
+out=${INPUT_OUT_DIR:-$RUNNER_TEMP/dshaudit-out}
+mkdir -p "$out"
+tag=${INPUT_TAG:-${GITHUB_REF_NAME:-}}
+[[ -n $tag ]] || die "no release tag: set the tag input or run on a release"
+
+# The package: NAME@VERSION, by default the workspace's package.json.
+pkg=${INPUT_PACKAGE:-}
+if [[ -z $pkg && -z ${INPUT_BUNDLE:-} ]]; then
+	pj=${GITHUB_WORKSPACE:-.}/package.json
+	[[ -f $pj ]] || die "no package input and no $pj"
+	pkg=$(node -e 'const p=require(process.argv[1]); process.stdout.write(p.name+"@"+p.version)' "$pj")
+fi
+
+# Signing: a key from a secret, or keyless (OIDC, id-token: write).
+keyfile=$RUNNER_TEMP/dshaudit-signing.key
+sign=()
+if [[ ${INPUT_KEYLESS:-false} == true ]]; then
+	sign=(--keyless)
+	die "keyless signing needs a dshaudit with --keyless; give signing-key for now"
+else
+	[[ -n ${INPUT_SIGNING_KEY:-} ]] || die "give the signing-key input (a secret holding the PEM of dshaudit key generate) or keyless: true"
+	(umask 077 && printf '%s\n' "$INPUT_SIGNING_KEY" >"$keyfile")
+	sign=(--signing-key "$keyfile")
+fi
+pub=${INPUT_PUBLIC_KEY:-}
+if [[ -z $pub ]]; then
+	pub=$out/dshaudit.pub
+	openssl pkey -in "$keyfile" -pubout -out "$pub" || die "cannot derive the public key from signing-key"
+fi
+
+# The tests, unless a bundle was given.
+if [[ -n ${INPUT_BUNDLE:-} ]]; then
+	bundle=$out/$(basename "$INPUT_BUNDLE")
+	[[ $INPUT_BUNDLE -ef $bundle ]] || cp "$INPUT_BUNDLE" "$bundle"
+else
+	image=(--image "${INPUT_IMAGE:-}")
+	archive=${INPUT_IMAGE_ARCHIVE:-}
+	if [[ $archive == https://* ]]; then
+		curl -fsSL --retry 3 -o "$RUNNER_TEMP/sandbox.oci.tar" "$archive" || die "cannot download $archive" 3
+		archive=$RUNNER_TEMP/sandbox.oci.tar
+	fi
+	if [[ -z ${INPUT_IMAGE:-} ]]; then
+		echo "dshaudit action: no image input: building the sandbox image" >&2
+		image=(--image "$("$DSHAUDIT" image build --load)") || die "image build failed" 3
+	fi
+	[[ -n $archive ]] && image+=(--image-archive "$(realpath "$archive")")
+	rm -f "$out"/*.dshaudit.tar.zst
+	set +e
+	# run names the bundle NAME-VERSION.dshaudit.tar.zst in its directory.
+	(cd "$out" && "$DSHAUDIT" run "$pkg" "${image[@]}" "${sign[@]}" --progress never)
+	rc=$?
+	set -e
+	bundle=$(ls "$out"/*.dshaudit.tar.zst 2>/dev/null | head -n 1)
+	[[ -n $bundle ]] || die "dshaudit run wrote no bundle (exit $rc)" "$rc"
+	# 1 is a bundle whose verdict is not pass: still evidence to publish.
+	[[ $rc == 0 || $rc == 1 ]] || die "dshaudit run failed (exit $rc)" "$rc"
+fi
+
+# Verify, with the summary and the job summary.
+name=$(basename "$bundle" .dshaudit.tar.zst)
+summary=$out/$name.vsa.sigstore.json
+envelope=$out/$name.vsa.dsse.json
+report=$out/$name.report.html
+set +e
+"$DSHAUDIT" verify "$bundle" --key "$pub" --summary "$summary" --summary-dsse "$envelope" \
+	--summary-key "$keyfile" --summary-verifier-id "${INPUT_VERIFIER_ID:-https://dshaudit.dev/verifier}" \
+	--step-summary "$GITHUB_STEP_SUMMARY"
+verified=$?
+set -e
+[[ $verified == 0 || $verified == 1 ]] || die "dshaudit verify could not run (exit $verified)" "$verified"
+"$DSHAUDIT" report "$bundle" --key "$pub" -o "$report" || [[ $? == 1 ]] || die "dshaudit report failed"
+
+base=${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-}/releases/download/$tag
+{
+	echo "#### Release assets"
+	echo
+	for f in "$bundle" "$report" "$summary" "$envelope"; do
+		echo "- [$(basename "$f")]($base/$(basename "$f"))"
+	done
+	echo
+	echo "Check the summary: \`dshaudit verify-summary $(basename "$summary") --key dshaudit.pub --artifact $(basename "$bundle")\`"
+	echo
+} >>"$GITHUB_STEP_SUMMARY"
+
+if [[ -n ${GITHUB_OUTPUT:-} ]]; then
+	{
+		echo "bundle=$bundle"
+		echo "report=$report"
+		echo "summary=$summary"
+		echo "verified=$([[ $verified == 0 ]] && echo true || echo false)"
+	} >>"$GITHUB_OUTPUT"
+fi
+
+if [[ ${INPUT_UPLOAD:-true} == true ]]; then
+	gh release upload "$tag" "$bundle" "$report" "$summary" "$envelope" --clobber
+fi
+rm -f "$keyfile"
+exit "$verified"
