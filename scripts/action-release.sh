@@ -18,6 +18,7 @@
 #   INPUT_VERIFIER_ID   the summary's verifier.id
 #   INPUT_TAG           the release tag (default: $GITHUB_REF_NAME)
 #   INPUT_UPLOAD        "true": upload the three files with gh release upload
+#   INPUT_RUN_ARGS      more arguments to dshaudit run (word-split)
 #   INPUT_OUT_DIR       where the files go (default: $RUNNER_TEMP/dshaudit-out)
 set -euo pipefail
 
@@ -77,7 +78,8 @@ else
 	rm -f "$out"/*.dshaudit.tar.zst
 	set +e
 	# run names the bundle NAME-VERSION.dshaudit.tar.zst in its directory.
-	(cd "$out" && "$DSHAUDIT" run "$pkg" "${image[@]}" "${sign[@]}" --progress never)
+	read -r -a extra <<<"${INPUT_RUN_ARGS:-}"
+	(cd "$out" && "$DSHAUDIT" run "$pkg" "${image[@]}" "${sign[@]}" --progress never "${extra[@]}")
 	rc=$?
 	set -e
 	bundle=$(ls "$out"/*.dshaudit.tar.zst 2>/dev/null | head -n 1)

@@ -21,7 +21,7 @@ const repoRoot = "../.."
 // documents are the Markdown files whose flags must exist and whose
 // headings code may cite. The dated records of docs/measurements/ are
 // checked for flags too (measurementDocs), but need not name any.
-var documents = []string{"README.md", "CONTRIBUTING.md", "SPEC.md", "SPEC-CHANGELOG.md", "DESIGN.md", "docs/batch.md"}
+var documents = []string{"README.md", "CONTRIBUTING.md", "SPEC.md", "SPEC-CHANGELOG.md", "DESIGN.md", "docs/batch.md", "docs/github-actions.md"}
 
 // measurementDocs lists docs/measurements/*.md.
 func measurementDocs(t *testing.T) []string {
