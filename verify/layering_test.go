@@ -91,3 +91,18 @@ func TestManifestImportsNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestVSAImportsNothing: the verification summary's format and checks
+// stand alone, like the manifest's.
+func TestVSAImportsNothing(t *testing.T) {
+	const self = "github.com/dshaudit/dshaudit/vsa"
+	deps := goListDeps(t, nil, "../vsa")
+	if !slices.Contains(deps, self) {
+		t.Fatalf("go list -deps ../vsa does not list %s", self)
+	}
+	for _, dep := range deps {
+		if strings.HasPrefix(dep, "github.com/dshaudit/dshaudit") && dep != self {
+			t.Errorf("vsa depends on %s", dep)
+		}
+	}
+}
