@@ -278,6 +278,9 @@ func TestReplayCLIYearOld(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("original: exit %d, want %d (pass)\n%s", code, ExitOK, errs)
 	}
+	// The pass fixture's real bundle: its verification summary passes the
+	// anchors' tools (SPEC.md "Verification summary").
+	checkSummaryAnchors(t, orig, pub, "pkg:npm/dshaudit-fixture-pass@1.0.0")
 
 	// A year later: the registry is gone, the engine never had the image.
 	srv.Close()
