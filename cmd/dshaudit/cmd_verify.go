@@ -199,6 +199,13 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	passed := rep.OK() && (cr == nil || cr.Outcome == claim.Backed)
 	var result string
 	var levels []string
+	if signer != nil && (rep.Package == nil || rep.Package.Name == "") {
+		// No manifest names a package: there is nothing a summary could
+		// name (SPEC.md "Verification summary"). Such a bundle never
+		// verifies, so the exit status says so.
+		fmt.Fprintf(s.ErrOut, "dshaudit: no verification summary written: the bundle has no readable manifest naming its package\n")
+		signer = nil
+	}
 	if signer != nil {
 		// Written whatever the result: a summary of a bundle that did not
 		// verify says FAILED.

@@ -151,6 +151,14 @@ func TestVerifySummaryRoundTrip(t *testing.T) {
 	if p := summaryStatement(t, failed).Predicate; p.VerificationResult != vsa.Failed || strings.Join(p.VerifiedLevels, ",") != vsa.Failed {
 		t.Fatalf("tampered bundle's summary: %+v", p)
 	}
+	// No readable manifest: no summary, and the exit status of the verification.
+	none := filepath.Join(dir, "none.json")
+	if code, _, stderr := runCLI(t, "verify", vecDir+"path_traversal.dshaudit.tar.zst", "--key", vecKey, "--summary", none, "--summary-key", kf.PrivatePath); code != 1 || !strings.Contains(stderr, "no verification summary written") {
+		t.Errorf("bundle without a readable manifest: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(none); err == nil {
+		t.Error("a summary was written for a bundle without a readable manifest")
+	}
 	code, out, _ = runCLI(t, "verify-summary", failed, "--key", kf.PublicPath, "--artifact", tampered)
 	if code != 1 || !strings.Contains(out, "RESULT: not accepted") {
 		t.Fatalf("a FAILED summary: exit %d\n%s", code, out)
