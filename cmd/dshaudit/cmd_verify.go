@@ -73,6 +73,15 @@ Trust is explicit: give exactly one of --key (a public key) or
 --trusted-root (a Sigstore trusted_root.json, for keyless bundles, with an
 identity rule or --insecure-any-identity).
 
+With --summary FILE (one bundle), a signed verification summary is written
+whatever the result: a SLSA Verification Summary Attestation v1 in a
+Sigstore bundle, signed with --summary-key, saying PASSED exactly when the
+exit code is 0, with dshaudit's levels (SPEC.md "Verification summary");
+--summary-dsse also writes its bare DSSE envelope, for slsa-verifier. It
+has no time unless --now gives one, so the same verification gives the
+same file. Check one with dshaudit verify-summary. --step-summary appends
+a Markdown summary (GitHub's $GITHUB_STEP_SUMMARY).
+
 Exit codes:
   0  verified: signature valid, files intact, every verdict re-derived equal
      (and, with --claim, the claim is backed; with many bundles, all verified)
@@ -97,7 +106,11 @@ Exit codes:
   dshaudit verify b.tar.zst --key dshaudit.pub --claim hello-dsh-plugin-1.0.0.tgz
 
   # many bundles at once
-  dshaudit verify ./bundles/ --key dshaudit.pub`,
+  dshaudit verify ./bundles/ --key dshaudit.pub
+
+  # publish what you verified: a signed verification summary
+  dshaudit verify b.tar.zst --key author.pub --summary b.vsa.sigstore.json \
+      --summary-key registry.key --summary-verifier-id https://registry.example/dshaudit`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Bundles = args
