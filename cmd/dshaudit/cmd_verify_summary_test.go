@@ -199,8 +199,17 @@ func TestMarkdownTextInert(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(md)
-	if !strings.HasPrefix(string(b), "before\n### dshaudit: ") || !strings.Contains(string(b), "boot\\_failed") {
+	if !strings.HasPrefix(string(b), "before\n### dshaudit: verified: ") || !strings.Contains(string(b), "boot\\_failed, re\\-derived from the evidence") {
 		t.Fatalf("step summary:\n%s", b)
+	}
+	// A bundle that did not verify says so first, and no verdict reads as verified.
+	md2 := filepath.Join(dir, "step2.md")
+	if code, _, stderr := runCLI(t, "verify", vecDir+"edited_stdout.dshaudit.tar.zst", "--key", vecKey, "--step-summary", md2); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ = os.ReadFile(md2)
+	if !strings.HasPrefix(string(b), "### dshaudit: NOT VERIFIED (tampered)") || !strings.Contains(string(b), "no verified verdict") || !strings.Contains(string(b), "(unverified)") {
+		t.Fatalf("step summary of a tampered bundle:\n%s", b)
 	}
 }
 

@@ -30,26 +30,45 @@ func mdText(st termtext.Style, v string) string {
 
 // writeStepSummary appends a Markdown summary of one verification to
 // path (GitHub Actions' $GITHUB_STEP_SUMMARY): result, verdicts, stages,
-// deviations, findings and, when one was written, the verification
-// summary's result. Every value from the bundle goes through mdText.
+// deviations, unverified metadata, findings and, when one was written,
+// the verification summary's result, under SPEC.md "Presenting a
+// result". Every value from the bundle goes through mdText.
 func writeStepSummary(path string, st termtext.Style, r *verify.Report, summaryResult string, levels []string) error {
 	var b strings.Builder
 	pkg := r.PackageID()
 	if pkg == "" {
 		pkg = "(no package)"
 	}
-	fmt.Fprintf(&b, "### dshaudit: %s: %s\n\n", mdText(st, pkg), mdText(st, r.Status.Text()))
+	// SPEC.md "Presenting a result": a bundle that did not verify is said
+	// to be so first, and nothing it claims reads as verified.
+	ok := r.OK()
+	recorded := "recorded"
+	if ok {
+		fmt.Fprintf(&b, "### dshaudit: verified: %s\n\n", mdText(st, pkg))
+	} else {
+		recorded = "unverified"
+		fmt.Fprintf(&b, "### dshaudit: NOT VERIFIED (%s): %s\n\n", mdText(st, r.Status.Text()), mdText(st, pkg))
+	}
 	b.WriteString("| | |\n|---|---|\n")
 	row := func(k, v string) { fmt.Fprintf(&b, "| %s | %s |\n", k, v) }
+	row("Result", mdText(st, r.Status.Text()))
 	row("Bundle", mdText(st, filepath.Base(r.Bundle))+" ("+mdText(st, r.BundleSHA256)+")")
 	if r.Signer != "" {
 		row("Signer", mdText(st, r.Signer))
 	}
 	if r.ConformingStatic != nil {
-		row("T0 static check", fmt.Sprintf("conforming\\_static = %v", *r.ConformingStatic))
+		v := fmt.Sprintf("conforming\\_static = %v, re\\-derived", *r.ConformingStatic)
+		if !ok {
+			v += ", backs nothing"
+		}
+		row("T0 static check", v)
 	}
 	if r.Dynamic {
-		row("Verdict", fmt.Sprintf("claimed %s, re\\-derived %s", mdText(st, orNone(r.ClaimedVerdict)), mdText(st, orNone(r.DerivedVerdict))))
+		if ok {
+			row("Verdict", mdText(st, orNone(r.DerivedVerdict))+", re\\-derived from the evidence")
+		} else {
+			row("Verdict", "no verified verdict (re\\-derived "+mdText(st, orNone(r.DerivedVerdict))+" backs nothing)")
+		}
 	}
 	usable := "yes"
 	if !r.Usable {
@@ -60,20 +79,26 @@ func writeStepSummary(path string, st termtext.Style, r *verify.Report, summaryR
 		row("Verification summary", fmt.Sprintf("%s, levels %s", summaryResult, mdText(st, strings.Join(levels, ", "))))
 	}
 	for _, rp := range r.Repetitions {
-		fmt.Fprintf(&b, "\n#### Repetition %d: %s\n\n", rp.Index, mdText(st, rp.Verdict))
-		b.WriteString("| Stage | Status | Verdict | Exit | Duration | First error |\n|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "\n#### Repetition %d\n\n", rp.Index)
+		fmt.Fprintf(&b, "| Stage | Re\\-derived status | Re\\-derived verdict | Exit (%s) | Duration (%s) | Re\\-derived first error |\n|---|---|---|---|---|---|\n", recorded, recorded)
 		for _, sv := range rp.Stages {
 			exit, dur := "\\-", "\\-"
 			if sv.ExitCode != nil {
 				exit, dur = fmt.Sprint(*sv.ExitCode), fmt.Sprintf("%d ms", sv.DurationMS)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdText(st, sv.Stage), mdText(st, sv.DerivedStatus), mdText(st, dash(sv.DerivedVerdict)), exit, dur, mdText(st, dash(sv.FirstError)))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdText(st, sv.Stage), mdText(st, dash(sv.DerivedStatus)), mdText(st, dash(sv.DerivedVerdict)), exit, dur, mdText(st, dash(sv.FirstError)))
 		}
 	}
 	if len(r.Deviations) > 0 {
-		b.WriteString("\n#### Deviations\n\n")
+		fmt.Fprintf(&b, "\n#### Deviations (%s)\n\n", recorded)
 		for _, d := range r.Deviations {
 			fmt.Fprintf(&b, "- %s\n", mdText(st, d))
+		}
+	}
+	if len(r.Unverified) > 0 {
+		fmt.Fprintf(&b, "\n#### Unverified metadata (the writer's word, not checked)\n\n")
+		for _, u := range r.Unverified {
+			fmt.Fprintf(&b, "- %s: %s\n", mdText(st, u.Field), mdText(st, u.Value))
 		}
 	}
 	if len(r.Findings) > 0 {
