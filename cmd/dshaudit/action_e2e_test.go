@@ -24,7 +24,7 @@ func TestActionLocalE2E(t *testing.T) {
 	if err != nil {
 		t.Fatalf("scripts/action-local.sh: %v\n%s", err, text)
 	}
-	for _, want := range []string{"### dshaudit: hello\\-dsh\\-plugin\\@1\\.0\\.0: verified", "#### Release assets", "PASSED, levels", "action-local: ok"} {
+	for _, want := range []string{"### dshaudit: verified: hello\\-dsh\\-plugin\\@1\\.0\\.0", "#### Release assets", "PASSED, levels", "action-local: ok"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
