@@ -10,7 +10,8 @@
 #   INPUT_PACKAGE=SPEC INPUT_IMAGE=REF scripts/action-local.sh OUTDIR
 #                                           the full run of SPEC (1–2 min)
 #
-# It first lints action.yml and examples/release.yml with actionlint (the
+# It first lints action.yml and examples/release.yml with actionlint
+# ($ACTIONLINT, default the one scripts/setup-anchors.sh builds; the
 # example using this checkout's action as ./). It prints the job summary
 # and exits non-zero if a step fails or the upload is not what it must be.
 set -euo pipefail
@@ -25,7 +26,9 @@ fail() {
 	echo "action-local: $*" >&2
 	exit 1
 }
-command -v actionlint >/dev/null || fail "actionlint is not on PATH (scripts/setup-anchors.sh builds it)"
+cache=${DSHAUDIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dshaudit}
+actionlint=${ACTIONLINT:-$cache/tools/actionlint-v1.7.12/actionlint}
+[[ -x $actionlint ]] || fail "$actionlint is missing (scripts/setup-anchors.sh builds it; or set ACTIONLINT)"
 
 # Lint: action.yml is checked through a workflow that uses it as ./.
 lint=$out/lint
@@ -33,8 +36,8 @@ mkdir -p "$lint/.github/workflows"
 cp action.yml "$lint/"
 sed 's|uses: dshaudit/dshaudit@v[0-9]*|uses: ./|' examples/release.yml >"$lint/.github/workflows/release.yml"
 grep -q 'uses: ./$' "$lint/.github/workflows/release.yml" || fail "examples/release.yml does not use dshaudit/dshaudit@vN"
-(cd "$lint" && git init -q . && actionlint) || fail "actionlint found problems"
-actionlint examples/release.yml || fail "actionlint found problems in examples/release.yml"
+(cd "$lint" && git init -q . && "$actionlint") || fail "actionlint found problems"
+"$actionlint" examples/release.yml || fail "actionlint found problems in examples/release.yml"
 
 # The environment of a release job.
 export GITHUB_ACTIONS=true CI=true RUNNER_OS=Linux RUNNER_ARCH=X64

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,10 +16,12 @@ import (
 // the pass vector's bundle, key-signed: the job summary, the four
 // uploaded files, and the uploaded summary checked by verify-summary.
 func TestActionLocalE2E(t *testing.T) {
-	e2etest.Require(t, "actionlint", "bash", "openssl", "go")
+	e2etest.Require(t, "bash", "openssl", "go")
+	actionlint := anchorTool(t, "actionlint", actionlintVersion)
 	out := filepath.Join(t.TempDir(), "action")
 	cmd := exec.Command("bash", "scripts/action-local.sh", out)
 	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "ACTIONLINT="+actionlint)
 	b, err := cmd.CombinedOutput()
 	text := string(b)
 	if err != nil {

@@ -12,6 +12,30 @@ import (
 	"github.com/dshaudit/dshaudit/vsa"
 )
 
+// The anchors' tools, pinned (scripts/setup-thirdparty.sh builds cosign,
+// scripts/setup-anchors.sh the other two).
+const (
+	cosignVersion       = "v3.1.3"
+	slsaVerifierVersion = "v2.7.1"
+	actionlintVersion   = "v1.7.12"
+)
+
+// anchorTool is the path of a pinned tool: $DSHAUDIT_<NAME>, else
+// $CACHE/tools/NAME-VERSION/NAME. Missing is a failure, never a skip.
+func anchorTool(t *testing.T, name, version string) string {
+	t.Helper()
+	e2etest.Require(t)
+	env := "DSHAUDIT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	p := filepath.Join(e2etest.CacheDir(), "tools", name+"-"+version, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s %s is missing (scripts/setup-anchors.sh and scripts/setup-thirdparty.sh build the anchors' tools, or set %s): %v", name, version, env, err)
+	}
+	return p
+}
+
 // runTool runs an anchor's program offline, with no user state.
 func runTool(t *testing.T, dir, name string, args ...string) (string, error) {
 	t.Helper()
@@ -34,7 +58,7 @@ func lastLineOf(s string) string {
 // says FAILED, which slsa-verifier refuses and cosign shows (it checks
 // signature, type and subject, not the result).
 func TestSummaryAnchorsE2E(t *testing.T) {
-	e2etest.Require(t, "cosign", "slsa-verifier")
+	cosign, slsaVerifier := anchorTool(t, "cosign", cosignVersion), anchorTool(t, "slsa-verifier", slsaVerifierVersion)
 	for _, kt := range attest.KeyTypes {
 		t.Run(string(kt), func(t *testing.T) {
 			dir := t.TempDir()
@@ -55,24 +79,24 @@ func TestSummaryAnchorsE2E(t *testing.T) {
 			write(pass, "pass", 0)
 			write(tampered, "failed", 1)
 
-			cosign := func(summary, typ, blob string) (string, error) {
-				return runTool(t, dir, "cosign", "verify-blob-attestation", "--bundle", summary, "--key", kf.PublicPath,
+			runCosign := func(summary, typ, blob string) (string, error) {
+				return runTool(t, dir, cosign, "verify-blob-attestation", "--bundle", summary, "--key", kf.PublicPath,
 					"--type", typ, "--insecure-ignore-tlog=true", blob)
 			}
-			if out, err := cosign("pass.json", vsa.PredicateType, pass); err != nil {
+			if out, err := runCosign("pass.json", vsa.PredicateType, pass); err != nil {
 				t.Fatalf("cosign refused the pass summary: %v\n%s", err, out)
 			} else {
 				t.Logf("cosign, pass summary: %s", lastLineOf(out))
 			}
-			if out, err := cosign("pass.json", "https://dshaudit.dev/evidence/v1", pass); err == nil {
+			if out, err := runCosign("pass.json", "https://dshaudit.dev/evidence/v1", pass); err == nil {
 				t.Fatalf("cosign accepted the summary as another predicate type:\n%s", out)
 			}
-			if out, err := cosign("pass.json", vsa.PredicateType, tampered); err == nil {
+			if out, err := runCosign("pass.json", vsa.PredicateType, tampered); err == nil {
 				t.Fatalf("cosign accepted the summary for another artifact:\n%s", out)
 			}
 			// cosign checks signature, type and subject; the result is in
 			// the signed predicate it verified.
-			if out, err := cosign("failed.json", vsa.PredicateType, tampered); err != nil {
+			if out, err := runCosign("failed.json", vsa.PredicateType, tampered); err != nil {
 				t.Fatalf("cosign refused the FAILED summary's signature: %v\n%s", err, out)
 			}
 			if p := summaryStatement(t, filepath.Join(dir, "failed.json")).Predicate; p.VerificationResult != vsa.Failed {
@@ -86,7 +110,7 @@ func TestSummaryAnchorsE2E(t *testing.T) {
 				for _, l := range levels {
 					args = append(args, "--verified-level", l)
 				}
-				return runTool(t, dir, "slsa-verifier", args...)
+				return runTool(t, dir, slsaVerifier, args...)
 			}
 			if out, err := slsa("pass.dsse.json", pass, vsa.DynamicLevel("pass"), vsa.StaticConforming); err != nil {
 				t.Fatalf("slsa-verifier refused the pass summary: %v\n%s", err, out)
@@ -123,7 +147,7 @@ func TestSummaryAnchorsE2E(t *testing.T) {
 // tarball subject) at no extra run.
 func checkSummaryAnchors(t *testing.T, bundle, pub, purl string) {
 	t.Helper()
-	e2etest.Require(t, "cosign", "slsa-verifier")
+	cosign, slsaVerifier := anchorTool(t, "cosign", cosignVersion), anchorTool(t, "slsa-verifier", slsaVerifierVersion)
 	dir := t.TempDir()
 	kf, err := attest.WriteKeyPair(dir, "registry", attest.Ed25519)
 	if err != nil {
@@ -140,11 +164,11 @@ func checkSummaryAnchors(t *testing.T, bundle, pub, purl string) {
 	if code, out, _ := runCLI(t, "verify-summary", summary, "--key", kf.PublicPath, "--artifact", bundle, "--resource-uri", purl, "--level", vsa.DynamicLevel("pass")); code != 0 {
 		t.Fatalf("verify-summary refused:\n%s", out)
 	}
-	if out, err := runTool(t, dir, "cosign", "verify-blob-attestation", "--bundle", summary, "--key", kf.PublicPath,
+	if out, err := runTool(t, dir, cosign, "verify-blob-attestation", "--bundle", summary, "--key", kf.PublicPath,
 		"--type", vsa.PredicateType, "--insecure-ignore-tlog=true", bundle); err != nil {
 		t.Fatalf("cosign refused: %v\n%s", err, out)
 	}
-	if out, err := runTool(t, dir, "slsa-verifier", "verify-vsa", "--attestation-path", envelope, "--public-key-path", kf.PublicPath,
+	if out, err := runTool(t, dir, slsaVerifier, "verify-vsa", "--attestation-path", envelope, "--public-key-path", kf.PublicPath,
 		"--subject-digest", "sha256:"+fileSHA256(t, bundle), "--verifier-id", vsa.DefaultVerifierID,
 		"--resource-uri", purl, "--verified-level", vsa.DynamicLevel("pass")); err != nil {
 		t.Fatalf("slsa-verifier refused: %v\n%s", err, out)
