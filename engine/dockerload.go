@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/dshaudit/dshaudit/internal/owner"
 )
 
 // loadDocker loads a verified OCI manifest into docker (DESIGN.md "Image
@@ -36,7 +38,7 @@ func (c *CLI) loadDocker(ctx context.Context, p PinnedRef, dir string, lm *local
 	if err != nil {
 		return Image{}, fmt.Errorf("%w: docker tag %q: %v", ErrBadSpec, tagged, err)
 	}
-	tmp, err := os.MkdirTemp("", "dshaudit-docker-load-")
+	tmp, err := owner.MkdirTemp("", TempPrefixDockerLoad)
 	if err != nil {
 		return Image{}, err
 	}

@@ -17,6 +17,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/dshaudit/dshaudit/internal/owner"
 )
 
 // EnsureImage makes the image whose manifest digest is the one pinned in
@@ -208,7 +210,7 @@ func (c *CLI) load(ctx context.Context, p PinnedRef, src Source) (Image, error) 
 	}
 	dir := src.Path
 	if src.Kind == SourceOCIArchive {
-		tmp, err := os.MkdirTemp("", "dshaudit-oci-")
+		tmp, err := owner.MkdirTemp("", TempPrefixOCI)
 		if err != nil {
 			return Image{}, err
 		}
@@ -233,7 +235,7 @@ func (c *CLI) load(ctx context.Context, p PinnedRef, src Source) (Image, error) 
 	if img, err := c.checkStore(ctx, p, &lm.Config); err == nil {
 		return img, c.tag(ctx, img, p)
 	}
-	stage, err := os.MkdirTemp("", "dshaudit-stage-")
+	stage, err := owner.MkdirTemp("", TempPrefixStage)
 	if err != nil {
 		return Image{}, err
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dshaudit/dshaudit/internal/owner"
 )
 
 // ContainerPrefix starts the name of every container this package creates.
@@ -91,6 +93,11 @@ func (c *CLI) runArgs(name, pidfile string, spec RunSpec) []string {
 	// container and can lose the exit code (seen here: exit 127 after the
 	// command printed its output). remove() runs on every path instead.
 	a = append(a, "run", "--name", name, "--pull=never")
+	if me, err := owner.Self(); err == nil {
+		// Who made it, so that a later sweep can tell a killed run's
+		// container from a live one's (DESIGN.md "Leftovers of a killed run").
+		a = append(a, "--label", owner.Label+"="+me.String())
+	}
 	if spec.Network == NetworkOn {
 		a = append(a, "--network", "host")
 	} else {
@@ -172,7 +179,7 @@ func (c *CLI) run(ctx context.Context, spec RunSpec, window time.Duration) (res 
 	}
 	var pidfile string
 	if c.podman {
-		dir, err := os.MkdirTemp("", "dshaudit-engine-")
+		dir, err := owner.MkdirTemp("", TempPrefixPidfile)
 		if err != nil {
 			return nil, fmt.Errorf("pidfile directory: %w", err)
 		}
@@ -284,8 +291,40 @@ loop:
 		return res, fmt.Errorf("%w: %s run exited 125: %s", ErrEngine, c.name, lastLine(res.Stderr))
 	case res.ExitCode < 0 && !res.TimedOut && !aliveAtEnd:
 		return res, fmt.Errorf("%w: %s client: %v", ErrEngine, c.name, waitErr)
+	case res.ExitCode != 0:
+		// A non-zero exit is the command's only if the engine itself
+		// recorded it (DESIGN.md "Engine failures", rule 25).
+		if err := c.checkRecordedExit(name, res); err != nil {
+			return res, err
+		}
 	}
 	return res, nil
+}
+
+// checkRecordedExit compares the client's exit code with the engine's
+// record of the container. When the engine's container monitor (podman's
+// conmon, docker's daemon or shim) dies mid-command, the client gives up
+// with an exit code of its own (podman: 127, "no such exit code") while
+// the record still says running: that exit is the engine's, not the
+// command's, and must not become a stage's failure.
+func (c *CLI) checkRecordedExit(name string, res *Result) error {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupWait)
+	defer cancel()
+	out, err := c.output(ctx, "container", "inspect", "--format", "{{.State.Status}} {{.State.ExitCode}}", name)
+	if err != nil {
+		return fmt.Errorf("%w: %s lost container %s: its client exited %d and the engine has no record of it (%v); this is not the plugin's result: check %s and run again",
+			ErrEngine, c.name, name, res.ExitCode, err, c.name)
+	}
+	status, code, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	if status == "exited" && code == strconv.Itoa(res.ExitCode) {
+		return nil
+	}
+	why := lastLine(res.Stderr)
+	if len(why) > 300 {
+		why = why[:300] + "…"
+	}
+	return fmt.Errorf("%w: %s lost container %s: its client exited %d but the engine records it %s (exit %s), so the command's exit is not known (%s); this is not the plugin's result: check %s and run again",
+		ErrEngine, c.name, name, res.ExitCode, status, code, why, c.name)
 }
 
 // runningPid returns the container's main process id on the host once the
@@ -371,9 +410,10 @@ func (c *CLI) stop(name string, cmd *exec.Cmd, waitc <-chan error) error {
 func (c *CLI) remove(name string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupWait)
 	defer cancel()
-	args := []string{"rm", "--force", "--ignore", name}
+	// --volumes: an anonymous volume the image declares goes with it.
+	args := []string{"rm", "--force", "--volumes", "--ignore", name}
 	if !c.podman {
-		args = []string{"rm", "--force", name}
+		args = []string{"rm", "--force", "--volumes", name}
 	}
 	_, err := c.output(ctx, args...)
 	if err != nil && !c.podman && strings.Contains(stderrOf(err), "No such container") {

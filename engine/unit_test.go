@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/internal/owner"
 )
 
 func TestParsePinned(t *testing.T) {
@@ -87,8 +89,14 @@ func TestRunArgs(t *testing.T) {
 	}
 	a := c.runArgs("dshaudit-x", "/tmp/p", s)
 	j := strings.Join(a, " ")
+	me, err := owner.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
-		"--runtime runc run --name dshaudit-x --pull=never --network none",
+		// The owner label: a later sweep tells a killed run's container
+		// from a live one's by it.
+		"--runtime runc run --name dshaudit-x --pull=never --label dshaudit.owner=" + me.String() + " --network none",
 		"--memory 768m --cpus 1 --pids-limit 256 --ulimit nofile=1024:1024 --ulimit nproc=1024:1024",
 		"--http-proxy=false --unsetenv TERM",
 		"--env A=1 --env B=2 --mount type=bind,source=/h,destination=/dsh-home",

@@ -13,7 +13,14 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/internal/hosttool"
+
+	"github.com/dshaudit/dshaudit/internal/owner"
 )
+
+// TempPrefix starts the name of the temporary directory a local
+// directory is packed in (owner.MkdirTemp names it; owner.SweepDirs takes
+// the prefix).
+const TempPrefix = "dshaudit-pack-"
 
 // readLocalTarball reads a local package tarball with the tarball limit.
 func readLocalTarball(p string, lim Limits) ([]byte, error) {
@@ -72,7 +79,7 @@ func PackDir(ctx context.Context, npm, dir string, lim Limits) (tgz []byte, npmV
 	if err != nil {
 		return nil, "", err
 	}
-	tmp, err := os.MkdirTemp("", "dshaudit-pack-")
+	tmp, err := owner.MkdirTemp("", TempPrefix)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: temp dir: %w", ErrLocalSource, err)
 	}

@@ -10,6 +10,13 @@ import (
 	"syscall"
 )
 
+// The prefixes of the temporary directories the runner makes in
+// Runner.TempDir (owner.MkdirTemp names them; owner.SweepDirs takes them).
+const (
+	TempPrefixProfile = "dshaudit-profile-"
+	TempPrefixPackage = "dshaudit-pkgs-"
+)
+
 // Profile paths relative to DSH_HOME (SANDBOX.md: the first dsh command
 // creates profiles/web/{package.json,cordis.patch.yml,pnpm-workspace.yaml}).
 const (

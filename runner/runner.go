@@ -15,6 +15,8 @@ import (
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/rules/static"
+
+	"github.com/dshaudit/dshaudit/internal/owner"
 )
 
 // Runner runs tests. Engine and Resolve are required; Clock defaults to
@@ -30,6 +32,11 @@ type Runner struct {
 	// local package directory are made ("" means os.TempDir()). Every
 	// directory made is removed before Run returns, on every path.
 	TempDir string
+	// Resolved, if set, is called once T0 knows the package's exact name
+	// and version, before the first sandbox stage; an error it returns
+	// stops the run (the command takes the lock of a default bundle
+	// name there, DESIGN.md "Two runs, one --out").
+	Resolved func(name, version string) error
 	// Kernel returns the host kernel release for the variable conditions
 	// (default: /proc/sys/kernel/osrelease).
 	Kernel func() string
@@ -115,6 +122,11 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 		warn(w)
 	}
 	r.report(Event{Phase: PhaseStatic, Done: true, Elapsed: now().Sub(t0), Message: pkg.Name + "@" + pkg.Version})
+	if r.Resolved != nil {
+		if err := r.Resolved(pkg.Name, pkg.Version); err != nil {
+			return nil, err
+		}
+	}
 
 	// The versions inside the image the fingerprint is built from
 	// (DSHIO/T 21 5.2), once the package is known to exist.
@@ -226,7 +238,7 @@ func (r *Runner) packageDir(pkg *Package) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp(r.TempDir, "dshaudit-pkgs-")
+	dir, err := owner.MkdirTemp(r.TempDir, TempPrefixPackage)
 	if err != nil {
 		return "", fmt.Errorf("%w: package directory: %w", ErrEnvironment, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
+
+	"github.com/dshaudit/dshaudit/internal/owner"
 )
 
 // sequence is what every repetition of T1–T4 shares.
@@ -36,7 +38,7 @@ type sequence struct {
 // 11.2). It returns the executed stages, the installed size measured
 // after T1 (-1 if none), and notes about truncated output.
 func (r *Runner) repetition(ctx context.Context, s *sequence, rep int) ([]assemble.StageRun, int64, []string, error) {
-	dir, err := os.MkdirTemp(r.TempDir, "dshaudit-profile-")
+	dir, err := owner.MkdirTemp(r.TempDir, TempPrefixProfile)
 	if err != nil {
 		return nil, -1, nil, fmt.Errorf("%w: profile directory: %w", ErrEnvironment, err)
 	}

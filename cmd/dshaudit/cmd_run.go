@@ -208,9 +208,26 @@ func runRun(ctx context.Context, o *runOptions, s *streams) error {
 		return err
 	}
 
+	// One run at a time per bundle path (DESIGN.md "Two runs, one
+	// --out"): a given --out is held from the start, a default name from
+	// the moment T0 knows it.
+	var lock *runner.OutLock
+	defer func() { lock.Release() }()
+	if o.Out != "" {
+		if lock, err = runner.LockOut(o.Out); err != nil {
+			return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
+		}
+	}
+
 	r, err := o.newRunner(ctx, showProgress, s)
 	if err != nil {
 		return err
+	}
+	if o.Out == "" {
+		r.Resolved = func(name, ver string) (err error) {
+			lock, err = runner.LockOut(runner.DefaultOutName(name, ver))
+			return err
+		}
 	}
 	res, err := r.Run(ctx, runner.Options{
 		Spec: o.Spec, Image: o.Image, ImageSource: src, Repeat: o.Repeat, Baseline: o.Baseline,

@@ -91,6 +91,8 @@ func (f *sandboxFlags) newRunner(ctx context.Context, showProgress bool, s *stre
 		}
 		return nil, fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 	}
+	// What killed runs left (DESIGN.md "Leftovers of a killed run").
+	sweepBeforeRun(ctx, eng, f.TempDir, s)
 	var mu sync.Mutex
 	begin := time.Now()
 	return &runner.Runner{

@@ -34,6 +34,7 @@ func TestMediaTypesMatchSchemas(t *testing.T) {
 		"report-result":        ReportMediaType,
 		"key-result":           KeyMediaType,
 		"summary-check-result": SummaryCheckMediaType,
+		"cleanup-result":       CleanupMediaType,
 	} {
 		if !strings.HasSuffix(mt, ".v1+json") {
 			t.Errorf("%s: media type %q has no version", name, mt)
