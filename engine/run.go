@@ -293,7 +293,7 @@ loop:
 		return res, fmt.Errorf("%w: %s client: %v", ErrEngine, c.name, waitErr)
 	case res.ExitCode != 0:
 		// A non-zero exit is the command's only if the engine itself
-		// recorded it (DESIGN.md "Engine failures", rule 25).
+		// recorded it (DESIGN.md "Engine failures", rule 26).
 		if err := c.checkRecordedExit(name, res); err != nil {
 			return res, err
 		}

@@ -12,8 +12,9 @@ import (
 	"github.com/dshaudit/dshaudit/internal/owner"
 )
 
-// ErrOutBusy: another run holds the lock of the same bundle path.
-var ErrOutBusy = errors.New("the bundle path is being written by another run")
+// ErrOutBusy: another run holds the lock of the same bundle path (the
+// command maps it to "could not run", exit 3).
+var ErrOutBusy = errors.New("bundle path in use")
 
 // OutLock is the exclusive hold of one bundle path for one run (DESIGN.md
 // "Two runs, one --out"): a file ".NAME.lock" beside it, flock(2)ed for
@@ -25,7 +26,7 @@ type OutLock struct {
 }
 
 // LockOut takes the lock of the bundle path out, or fails with
-// ErrOutBusy (wrapping ErrEnvironment, naming the holder) when another
+// ErrOutBusy (naming the holder) when another
 // process holds it. Holding it, it removes the temporary files
 // (".NAME.tmp-*") a killed writer of the same path left: every writer of
 // the path takes the lock first, so none of them is being written.
@@ -40,8 +41,8 @@ func LockOut(out string) (*OutLock, error) {
 			holder, _ := io.ReadAll(io.LimitReader(f, 512))
 			f.Close()
 			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, fmt.Errorf("%w: %w: --out %q is held by another dshaudit run (%s); wait for it to end or give another --out",
-					ErrEnvironment, ErrOutBusy, out, holderText(string(holder)))
+				return nil, fmt.Errorf("%w: --out %q is held by another dshaudit run (%s); wait for it to end or give another --out",
+					ErrOutBusy, out, holderText(string(holder)))
 			}
 			return nil, fmt.Errorf("%w: --out %q: lock %q: %w", ErrEnvironment, out, lp, err)
 		}

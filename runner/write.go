@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -63,8 +64,11 @@ func WriteBundle(ctx context.Context, path string, res *Result, signer *attest.S
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w (no bundle written)", ctx.Err())
 		}
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+			return nil, fmt.Errorf("%w: %w (no bundle written: free space in %s and run again)", ErrEnvironment, err, filepath.Dir(path))
+		}
 		var pe *fs.PathError
-		if errors.As(err, &pe) || errors.Is(err, syscall.ENOSPC) {
+		if errors.As(err, &pe) {
 			return nil, fmt.Errorf("%w: %w (no bundle written)", ErrEnvironment, err)
 		}
 		return nil, fmt.Errorf("%w: %w (no bundle written)", ErrEvidence, err)

@@ -268,7 +268,7 @@ func classifyRunErr(ctx context.Context, err error, s *streams) error {
 		return fmt.Errorf("interrupted; no bundle written, no container left: %w", ctx.Err())
 	case errors.Is(err, runner.ErrOptions):
 		return fmt.Errorf("%w: %w", ErrUsage, err)
-	case errors.Is(err, runner.ErrEnvironment):
+	case errors.Is(err, runner.ErrEnvironment), errors.Is(err, runner.ErrOutBusy):
 		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 	case errors.Is(err, runner.ErrUnresolvable):
 		fmt.Fprintf(s.ErrOut, "dshaudit: T0: unresolvable (DSHIO/T 20 5.5): %s\n", termtext.Field(err.Error(), s.Text.MaxText))
