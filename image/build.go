@@ -538,9 +538,16 @@ type cachedRecord struct {
 	Layers []LayerInfo `json:"layers"`
 }
 
-func writeCachedImage(dir string, r *Result) error {
+func writeCachedImage(dir string, r *Result) (err error) {
 	partial := dir + ".partial"
 	os.RemoveAll(partial)
+	// A full disk must not leave a half layout taking the space (the
+	// next build would remove it, but until then it holds the disk).
+	defer func() {
+		if err != nil {
+			os.RemoveAll(partial)
+		}
+	}()
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
 	}

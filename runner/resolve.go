@@ -34,7 +34,7 @@ func PkgsourceResolver(opts pkgsource.Options) Resolver {
 			case errors.Is(err, pkgsource.ErrInvalidSpec), errors.Is(err, pkgsource.ErrLocalSource):
 				return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 			case errors.Is(err, pkgsource.ErrRegistryUnreachable):
-				return nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
+				return nil, fmt.Errorf("%w: %w (check the registry and the network, then run again)", ErrEnvironment, err)
 			case errors.Is(err, pkgsource.ErrUnresolvable):
 				return nil, fmt.Errorf("%w: %w", ErrUnresolvable, err)
 			}

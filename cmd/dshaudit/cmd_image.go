@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -292,6 +293,10 @@ func classifyImageErr(err error) error {
 		return err
 	case errors.Is(err, image.ErrVersionNotPublished), errors.Is(err, image.ErrBadInput), errors.Is(err, image.ErrBadPath):
 		return fmt.Errorf("%w: %w", ErrUsage, err)
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		// What was cached before stays valid: every cache entry is
+		// written aside and renamed into place (DESIGN.md "Cache").
+		return fmt.Errorf("%w: %w (free space there, or give another --cache-dir, and run again; the cache is intact)", ErrCouldNotRun, err)
 	default:
 		return fmt.Errorf("%w: %w", ErrCouldNotRun, err)
 	}
