@@ -85,15 +85,17 @@ type proc struct {
 	code   int
 }
 
-func (s *suite) env() []string {
-	return append(os.Environ(), "TMPDIR="+s.tmp)
-}
-
 // start starts dshaudit with args.
 func (s *suite) start(t *testing.T, args ...string) *proc {
 	t.Helper()
+	return s.startEnv(t, os.Environ(), args...)
+}
+
+// startEnv starts dshaudit with args in env (and the suite's TMPDIR).
+func (s *suite) startEnv(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{cmd: exec.Command(s.bin, args...), done: make(chan struct{})}
-	p.cmd.Env = s.env()
+	p.cmd.Env = append(env, "TMPDIR="+s.tmp)
 	p.cmd.Stdout = &p.stdout
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
@@ -191,10 +193,16 @@ func (p *proc) errorLines() []string {
 // run runs dshaudit to its end and returns exit code, stdout, stderr.
 func (s *suite) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return s.runEnv(t, os.Environ(), args...)
+}
+
+// runEnv is run in env (and the suite's TMPDIR).
+func (s *suite) runEnv(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, s.bin, args...)
-	cmd.Env = s.env()
+	cmd.Env = append(env, "TMPDIR="+s.tmp)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
