@@ -6,14 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 func TestLockOut(t *testing.T) {
 	dir := t.TempDir()
-	out := filepath.Join(dir, "p-1.0.0"+BundleSuffix)
+	out := filepath.Join(dir, "p-1.0.0"+manifest.BundleSuffix)
 	// What a killed writer of the same path left, and another path's.
-	stale := filepath.Join(dir, ".p-1.0.0"+BundleSuffix+".tmp-123")
-	other := filepath.Join(dir, ".q-1.0.0"+BundleSuffix+".tmp-123")
+	stale := filepath.Join(dir, ".p-1.0.0"+manifest.BundleSuffix+".tmp-123")
+	other := filepath.Join(dir, ".q-1.0.0"+manifest.BundleSuffix+".tmp-123")
 	for _, p := range []string{stale, other} {
 		if err := os.WriteFile(p, []byte("half"), 0o644); err != nil {
 			t.Fatal(err)

@@ -115,8 +115,6 @@ Exit codes:
 	return c
 }
 
-func init() { subcommands = append(subcommands, newCleanupCmd) }
-
 func runCleanup(ctx context.Context, o *cleanupOptions, s *streams) error {
 	eng, engErr := engine.Detect(ctx, o.Engine)
 	if errors.Is(engErr, engine.ErrBadSpec) {

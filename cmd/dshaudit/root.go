@@ -66,6 +66,7 @@ Exit codes (all commands):
 	// function.
 	root.AddCommand(
 		newBatchCmd(io),
+		newCleanupCmd(io),
 		newImageCmd(io),
 		newInspectCmd(io),
 		newKeyCmd(io),

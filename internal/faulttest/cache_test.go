@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dshaudit/dshaudit/internal/e2etest"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 )
 
 // TestFaultImageCacheDiskFull puts the image cache on a tmpfs holding

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dshaudit/dshaudit/runner"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // fullTmpfs mounts a small tmpfs and fills it: not one more byte fits.
@@ -48,7 +48,7 @@ func fullTmpfs(t *testing.T, size string) string {
 func TestFaultDiskFull(t *testing.T) {
 	s := setup(t)
 	dir := fullTmpfs(t, "256k")
-	out := filepath.Join(dir, "b"+runner.BundleSuffix)
+	out := filepath.Join(dir, "b"+manifest.BundleSuffix)
 	p := s.start(t, s.runArgs("install-failed", out)...)
 	code := p.wait(t, 5*time.Minute)
 	errs := p.errorLines()

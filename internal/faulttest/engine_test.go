@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dshaudit/dshaudit/runner"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // TestFaultEngineDies kills the container's monitor (podman's conmon)
@@ -24,7 +24,7 @@ func TestFaultEngineDies(t *testing.T) {
 	for _, c := range []struct{ stage, fixture string }{{"T1", "install-failed"}, {"T4", "pass"}} {
 		t.Run(c.stage, func(t *testing.T) {
 			out := t.TempDir()
-			p := s.start(t, s.runArgs(c.fixture, filepath.Join(out, "b"+runner.BundleSuffix))...)
+			p := s.start(t, s.runArgs(c.fixture, filepath.Join(out, "b"+manifest.BundleSuffix))...)
 			p.waitLine(t, "repetition 1 "+c.stage+" …", 3*time.Minute)
 			name := runningContainerOf(t, p.pid(), time.Minute)
 			pidOut, err := exec.Command("podman", "inspect", "--format", "{{.State.ConmonPid}}", name).Output()

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dshaudit/dshaudit/internal/e2etest"
 	"github.com/dshaudit/dshaudit/internal/owner"
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 )
 
 // repo is the repository root, from this package's directory.
@@ -214,7 +214,7 @@ func (s *suite) runEnv(t *testing.T, env []string, args ...string) (int, string,
 
 // runArgs are the flags of a run of fixture dir into out.
 func (s *suite) runArgs(dir, out string, extra ...string) []string {
-	a := []string{"run", fixture(dir), "--image", s.image, "--key", s.key, "--t1-workspace-root",
+	a := []string{"run", fixture(dir), "--image", s.image, "--signing-key", s.key, "--t1-workspace-root",
 		"--repeat", "1", "--out", out, "--progress", "always"}
 	return append(a, extra...)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/internal/owner"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/runner"
 )
 
@@ -45,7 +46,7 @@ func TestFaultKilledRun(t *testing.T) {
 
 	// A: killed with SIGKILL once its T4 container runs.
 	outA := t.TempDir()
-	a := s.start(t, s.runArgs("pass", filepath.Join(outA, "a"+runner.BundleSuffix))...)
+	a := s.start(t, s.runArgs("pass", filepath.Join(outA, "a"+manifest.BundleSuffix))...)
 	a.waitLine(t, "repetition 1 T4 …", 3*time.Minute)
 	victim := runningContainerOf(t, a.pid(), time.Minute)
 	kill9(t, a.pid())
@@ -58,7 +59,7 @@ func TestFaultKilledRun(t *testing.T) {
 
 	// B: the next run sweeps A's leftovers before it starts.
 	outB := t.TempDir()
-	bundleB := filepath.Join(outB, "b"+runner.BundleSuffix)
+	bundleB := filepath.Join(outB, "b"+manifest.BundleSuffix)
 	b := s.start(t, s.runArgs("install-failed", bundleB)...)
 	b.waitLine(t, "repetition 1 T1 …", 3*time.Minute)
 
@@ -130,7 +131,7 @@ func TestFaultKilledRun(t *testing.T) {
 	// A's stale lock file (empty, unlocked) is all that is left beside
 	// its --out; no bundle, no temporary file.
 	for _, n := range dirEntries(t, outA) {
-		if n != ".a"+runner.BundleSuffix+".lock" {
+		if n != ".a"+manifest.BundleSuffix+".lock" {
 			t.Errorf("beside the killed run's --out: %s", n)
 		}
 	}

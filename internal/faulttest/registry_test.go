@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/runner"
 )
 
@@ -210,7 +211,7 @@ func TestFaultRegistryT0(t *testing.T) {
 	reg.set("t0 tarball", fine)
 	reg.set("t0 metadata", status503)
 	out := t.TempDir()
-	p := s.start(t, "run", spec, "--registry", reg.url, "--image", s.image, "--key", s.key, "--out", filepath.Join(out, "b"+runner.BundleSuffix))
+	p := s.start(t, "run", spec, "--registry", reg.url, "--image", s.image, "--signing-key", s.key, "--out", filepath.Join(out, "b"+manifest.BundleSuffix))
 	code := p.wait(t, 2*time.Minute)
 	if errs := p.errorLines(); code != 3 || len(errs) != 1 || !strings.Contains(errs[0], "HTTP 503") {
 		t.Errorf("run, metadata 503: exit %d, stderr %q; want 3 and one line naming HTTP 503", code, errs)
@@ -233,9 +234,9 @@ func TestFaultRegistryT1(t *testing.T) {
 	reg.set("t1 tarball", stallMidway)
 	spec := reg.name + "@" + reg.ver
 	outDir := t.TempDir()
-	out := filepath.Join(outDir, "b"+runner.BundleSuffix)
+	out := filepath.Join(outDir, "b"+manifest.BundleSuffix)
 	start := time.Now()
-	code, stdout, stderr := s.run(t, "run", spec, "--registry", reg.url, "--image", s.image, "--key", s.key,
+	code, stdout, stderr := s.run(t, "run", spec, "--registry", reg.url, "--image", s.image, "--signing-key", s.key,
 		"--t1-workspace-root", "--repeat", "1", "--timeout-t1", "20s", "--out", out, "--json")
 	t.Logf("exit %d after %.1fs; registry saw %q", code, time.Since(start).Seconds(), reg.requests())
 	if code != 1 {
@@ -267,7 +268,7 @@ func TestFaultRegistryT1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := bundle.DecodeManifest(arc.RawManifest)
+	m, err := manifest.Decode(arc.RawManifest)
 	if err != nil {
 		t.Fatal(err)
 	}

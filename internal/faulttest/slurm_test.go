@@ -221,7 +221,7 @@ func TestFaultSlurmNodeLost(t *testing.T) {
 	if err := os.WriteFile(plan, []byte(fixture("install-failed")+"\n"+fixture(victim)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"batch", plan, "--on", "slurm", "--image", s.image, "--key", s.key, "--out", out,
+	args := []string{"batch", plan, "--on", "slurm", "--image", s.image, "--signing-key", s.key, "--out", out,
 		"--t1-workspace-root", "--repeat", "1", "--retries", "0", "--poll", "500ms", "--json"}
 	p := s.startEnv(t, c.env(), args...)
 	p.waitLine(t, "submitted job", 2*time.Minute)
