@@ -316,7 +316,13 @@ func (c *CLI) checkRecordedExit(name string, res *Result) error {
 			ErrEngine, c.name, name, res.ExitCode, err, c.name)
 	}
 	status, code, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
-	if status == "exited" && code == strconv.Itoa(res.ExitCode) {
+	switch {
+	case status == "exited" && code == strconv.Itoa(res.ExitCode):
+		return nil
+	case status == "created" && (res.ExitCode == 126 || res.ExitCode == 127):
+		// The runtime could not execute the command (not found, not
+		// executable): the container never started, and rule 25 makes
+		// that exit the command's.
 		return nil
 	}
 	why := lastLine(res.Stderr)
