@@ -3,7 +3,6 @@ package pkgsource
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/dshaudit/dshaudit/internal/hosttool"
@@ -331,15 +330,18 @@ func (f *Fetched) checkManifest(idx *TarIndex) {
 		f.warn("the tarball has no package/package.json")
 		return
 	}
-	var tb, rg struct {
-		Name    any `json:"name"`
-		Version any `json:"version"`
-	}
-	if json.Unmarshal(pj, &tb) != nil {
-		f.warn("the tarball's package.json is not valid JSON")
+	var tb, rg struct{ Name, Version any }
+	if err := checkJSON(pj); err != nil {
+		f.warn("the tarball's package.json cannot be read as npm reads it: %v", err)
 		return
 	}
-	_ = json.Unmarshal(f.MetadataJSON, &rg)
+	if fields(pj, map[string]any{"name": &tb.Name, "version": &tb.Version}) != nil {
+		f.warn("the tarball's package.json is not a JSON object")
+		return
+	}
+	if checkJSON(f.MetadataJSON) == nil {
+		_ = fields(f.MetadataJSON, map[string]any{"name": &rg.Name, "version": &rg.Version})
+	}
 	if fmt.Sprint(tb.Name) != fmt.Sprint(rg.Name) || fmt.Sprint(tb.Version) != fmt.Sprint(rg.Version) {
 		f.warn("the tarball's package.json names %q@%q, the registry's metadata %q@%q", fmt.Sprint(tb.Name), fmt.Sprint(tb.Version), fmt.Sprint(rg.Name), fmt.Sprint(rg.Version))
 	}

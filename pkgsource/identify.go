@@ -2,7 +2,6 @@ package pkgsource
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 )
@@ -66,15 +65,16 @@ func Identify(ctx context.Context, spec Spec, opts Options) (name, version strin
 // nameVersion reads the name and version of a package.json as
 // fetchLocal does.
 func nameVersion(pj []byte, where string) (string, string, error) {
-	var id struct {
-		Name    any `json:"name"`
-		Version any `json:"version"`
+	var nameV, versionV any
+	err := checkJSON(pj)
+	if err == nil {
+		err = fields(pj, map[string]any{"name": &nameV, "version": &versionV})
 	}
-	if err := json.Unmarshal(pj, &id); err != nil {
+	if err != nil {
 		return "", "", fmt.Errorf("%w: %w: package.json in %s: %v", ErrUnresolvable, ErrBadMetadata, where, err)
 	}
-	name, _ := id.Name.(string)
-	version, _ := id.Version.(string)
+	name, _ := nameV.(string)
+	version, _ := versionV.(string)
 	if name == "" || version == "" {
 		return "", "", fmt.Errorf("%w: %w: package.json in %s: name and version must be non-empty strings", ErrUnresolvable, ErrBadMetadata, where)
 	}

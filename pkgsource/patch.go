@@ -26,35 +26,31 @@ var DefaultCDNTemplates = []string{
 // 5.1.1 then fails; the static rules say so, not this package); why says
 // which in words.
 func DeclaredPatch(pkgJSON []byte) (value string, ok bool, why string) {
-	var top struct {
-		Dsh json.RawMessage `json:"dsh"`
+	if err := checkJSON(pkgJSON); err != nil {
+		return "", false, "package.json cannot be read as npm reads it: " + err.Error()
 	}
-	if err := json.Unmarshal(pkgJSON, &top); err != nil {
+	var top, dsh, bundle map[string]json.RawMessage
+	if json.Unmarshal(pkgJSON, &top) != nil || top == nil {
 		return "", false, "package.json is not a JSON object"
 	}
-	if top.Dsh == nil {
+	raw, found := top["dsh"]
+	if !found {
 		return "", false, "package.json has no dsh field"
 	}
-	var dsh struct {
-		Bundle json.RawMessage `json:"bundle"`
-	}
-	if json.Unmarshal(top.Dsh, &dsh) != nil {
+	if json.Unmarshal(raw, &dsh) != nil || dsh == nil {
 		return "", false, "dsh is not an object"
 	}
-	if dsh.Bundle == nil {
+	if raw, found = dsh["bundle"]; !found {
 		return "", false, "package.json has no dsh.bundle field"
 	}
-	var bundle struct {
-		Patch json.RawMessage `json:"patch"`
-	}
-	if json.Unmarshal(dsh.Bundle, &bundle) != nil {
+	if json.Unmarshal(raw, &bundle) != nil || bundle == nil {
 		return "", false, "dsh.bundle is not an object"
 	}
-	if bundle.Patch == nil {
+	if raw, found = bundle["patch"]; !found {
 		return "", false, "package.json has no dsh.bundle.patch field"
 	}
 	var s string
-	if json.Unmarshal(bundle.Patch, &s) != nil {
+	if json.Unmarshal(raw, &s) != nil {
 		return "", false, "dsh.bundle.patch is not a string"
 	}
 	if s == "" {

@@ -75,8 +75,8 @@ func (r *Registry) Packument(ctx context.Context, name string) (*Packument, erro
 	case res.Status != http.StatusOK:
 		return nil, fmt.Errorf("%w: GET %q: unexpected HTTP %d", ErrRegistryUnreachable, u, res.Status)
 	}
-	var p Packument
-	if err := json.Unmarshal(res.Body, &p); err != nil {
+	p, err := parsePackument(res.Body)
+	if err != nil {
 		return nil, fmt.Errorf("%w: packument of %q: %v", ErrBadMetadata, name, err)
 	}
 	if p.Name != name {
@@ -86,6 +86,19 @@ func (r *Registry) Packument(ctx context.Context, name string) (*Packument, erro
 		// npm's answer for an unpublished package: a packument with
 		// "time.unpublished" and no versions.
 		return nil, fmt.Errorf("%w: %q has no versions (unpublished?)", ErrPackageNotFound, name)
+	}
+	return p, nil
+}
+
+// parsePackument reads a packument as npm does (JSON.parse, member names
+// matched exactly), refusing one that readers read differently.
+func parsePackument(raw []byte) (*Packument, error) {
+	var p Packument
+	if err := checkJSON(raw); err != nil {
+		return nil, err
+	}
+	if err := fields(raw, map[string]any{"name": &p.Name, "dist-tags": &p.DistTags, "versions": &p.Versions, "time": &p.Time}); err != nil {
+		return nil, err
 	}
 	return &p, nil
 }
@@ -103,7 +116,15 @@ func registryErr(err error) error {
 // package and version it was listed under.
 func ParseVersionMeta(raw []byte, name, version string) (VersionMeta, error) {
 	var m VersionMeta
-	if err := json.Unmarshal(raw, &m); err != nil {
+	var dist json.RawMessage
+	err := checkJSON(raw)
+	if err == nil {
+		err = fields(raw, map[string]any{"name": &m.Name, "version": &m.Version, "dist": &dist})
+	}
+	if err == nil && dist != nil && string(dist) != "null" {
+		err = fields(dist, map[string]any{"tarball": &m.Dist.Tarball, "integrity": &m.Dist.Integrity, "shasum": &m.Dist.Shasum})
+	}
+	if err != nil {
 		return VersionMeta{}, fmt.Errorf("%w: versions[%q] of %q: %v", ErrBadMetadata, version, name, err)
 	}
 	if m.Name != name || m.Version != version {

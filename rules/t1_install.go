@@ -103,6 +103,9 @@ func profileDependencyReason(sub Subject, pkg []byte) string {
 		return "no profile package.json was recorded after T1"
 	}
 	dep, err := ReadProfileDependency(pkg, sub.Name)
+	if c, ok := jsonwalk.IsConflict(err); ok {
+		return fmt.Sprintf("profile package.json is read otherwise by JSON.parse than by another reader, so what was installed cannot be told: %v", c)
+	}
 	if err != nil {
 		return fmt.Sprintf("profile package.json is not a JSON object with a dependencies object: %v", err)
 	}
@@ -113,36 +116,40 @@ func profileDependencyReason(sub Subject, pkg []byte) string {
 }
 
 // ProfileDependency is what a profile package.json's dependencies say
-// of one package name: whether they name it, and with what value.
-// The T1 rule reads only Found; the verifier cross-checks the value
-// against the subject (SPEC.md "What the verifier cross-checks", class
-// 6).
+// of one package name, read as JSON.parse reads it (SPEC.md
+// "Consumers"): whether they name it, and with what value. The T1 rule
+// reads only Found; the verifier cross-checks the value against the
+// subject (SPEC.md "What the verifier cross-checks", class 6).
 type ProfileDependency struct {
-	// Found: a "dependencies" object has a member of the name.
+	// Found: the dependencies object JSON.parse reads has a member of
+	// the name.
 	Found bool
-	// Value is the first such member's value when it is a string.
+	// Value is that member's value when it is a string.
 	Value string
 	// NotString is "" when that value is a string, else its kind ("an
 	// object", "a number", "null", ...).
 	NotString string
-	// Differs: a later member of the name (a repeated key, or another
-	// "dependencies" object) has another value than the first.
-	Differs bool
 }
 
-// ReadProfileDependency reads what the JSON object doc says of name
-// under its members named exactly "dependencies" whose values are
-// objects. A null document or null dependencies list nothing. The
-// document must be one JSON value with nothing but white space around
-// it. doc is checked by encoding/json's validator and walked in place
-// (package jsonwalk): no member is copied and only the first value of
-// name is kept, so memory does not grow with the document, whatever it
-// holds (SPEC.md "T1 install"). On a well-formed document it reads what
-// a token-by-token json.Decoder read gives, errors included
-// (TestReadProfileDependencyAsTokens, FuzzReadProfileDependency); on
-// one that is not, the error is encoding/json's syntax error.
+// ReadProfileDependency reads what the JSON object doc says of name in
+// its "dependencies", as JSON.parse, and so pnpm and dsh, read it: of
+// several members of one name the last counts. Where another plausible
+// reader would read otherwise — a byte order mark, a "dependencies" or
+// a member of the name repeated with other bytes, a value that is not
+// UTF-8 or holds a lone surrogate — it refuses with a
+// *jsonwalk.ConflictError (SPEC.md "Consumers"). A null document or null
+// dependencies list nothing. The document must be one JSON value with
+// nothing but white space around it. doc is checked by encoding/json's
+// validator and walked in place (package jsonwalk): no member is copied,
+// so memory does not grow with the document, whatever it holds (SPEC.md
+// "T1 install"). TestReadProfileDependencyAsParse checks it against a
+// decoding of the whole document, and TestProfileAsJSONParse against
+// Node's JSON.parse itself.
 func ReadProfileDependency(doc []byte, name string) (ProfileDependency, error) {
 	var dep ProfileDependency
+	if err := jsonwalk.BOM(doc); err != nil {
+		return dep, err
+	}
 	v, rest, err := jsonwalk.First(doc)
 	if err != nil {
 		return dep, err
@@ -157,17 +164,28 @@ func ReadProfileDependency(doc []byte, name string) (ProfileDependency, error) {
 	default:
 		return dep, kindError("the document", v)
 	}
-	var firstRaw []byte // the first value, when it is not a string
-	var derr error
-	err = jsonwalk.Members(v, func(key, value []byte) bool {
-		if jsonwalk.KeyIs(key, "dependencies") {
-			derr = readDependencies(value, name, &dep, &firstRaw)
-		}
-		return derr == nil
-	})
-	if err == nil {
-		err = derr
+	deps, err := jsonwalk.Last(v, "dependencies", "dependencies")
+	if err != nil || deps == nil {
+		return dep, err
 	}
+	switch deps[0] {
+	case 'n':
+		return dep, nil
+	case '{':
+	default:
+		return dep, kindError("dependencies", deps)
+	}
+	path := jsonwalk.Child("dependencies", name)
+	raw, err := jsonwalk.Last(deps, name, path)
+	if err != nil || raw == nil {
+		return dep, err
+	}
+	dep.Found = true
+	if raw[0] != '"' {
+		dep.NotString = rawKind(raw)
+		return dep, nil
+	}
+	dep.Value, err = jsonwalk.String(raw, path)
 	return dep, err
 }
 
@@ -188,53 +206,6 @@ func kindError(what string, v []byte) error {
 		return err
 	}
 	return fmt.Errorf("%s is a number, not an object", what)
-}
-
-// readDependencies reads v, a well-formed value that must be an object
-// or null, and records in dep the values of its members named key: the
-// first one, and whether a later one differs from it.
-func readDependencies(v []byte, key string, dep *ProfileDependency, firstRaw *[]byte) error {
-	switch v[0] {
-	case 'n':
-		return nil
-	case '{':
-	default:
-		return kindError("dependencies", v)
-	}
-	return jsonwalk.Members(v, func(k, raw []byte) bool {
-		if !jsonwalk.KeyIs(k, key) {
-			return true
-		}
-		s, isString := stringValue(raw)
-		switch {
-		case !dep.Found:
-			dep.Found = true
-			if isString {
-				dep.Value = s
-			} else {
-				dep.NotString = rawKind(raw)
-				*firstRaw = raw
-			}
-		case isString:
-			dep.Differs = dep.Differs || dep.NotString != "" || s != dep.Value
-		default:
-			dep.Differs = dep.Differs || dep.NotString == "" || !bytes.Equal(raw, *firstRaw)
-		}
-		return true
-	})
-}
-
-// stringValue decodes raw when it is a JSON string. (Its own function,
-// so that the string it decodes into is allocated only for a string.)
-func stringValue(raw []byte) (string, bool) {
-	if raw[0] != '"' {
-		return "", false
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
 }
 
 // rawKind names the kind of a JSON value.

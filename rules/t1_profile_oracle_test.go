@@ -4,121 +4,110 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
+	"regexp"
+	"unicode/utf8"
 )
 
-// tokenProfileDependency is ReadProfileDependency as dshaudit 0e0e43f
-// had it, the oracle of TestReadProfileDependencyAsTokens: it reads, as a stream of tokens, what the JSON
-// object doc says of name under its members named exactly
-// "dependencies" whose values are objects. A null document or null
-// dependencies list nothing. The document must be one JSON value. Only
-// the first value of name is kept, so memory does not grow with the
-// number of members, whatever the document holds.
-func tokenProfileDependency(doc []byte, name string) (ProfileDependency, error) {
+// parsedProfileDependency is the oracle of TestReadProfileDependencyAsParse:
+// the whole document decoded into Go values (a decoded object keeps the
+// last member of a name, as JSON.parse does) and the subject's member
+// looked up in its "dependencies". It reads nothing of conflicts: where
+// ReadProfileDependency refuses one, profileConflictJustified says
+// whether readers could indeed disagree.
+func parsedProfileDependency(doc []byte, name string) (ProfileDependency, error) {
 	var dep ProfileDependency
 	dec := json.NewDecoder(bytes.NewReader(doc))
-	tok, err := dec.Token()
-	if err != nil {
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		return dep, err
 	}
-	var firstRaw json.RawMessage // the first value, when it is not a string
-	switch tok {
-	case nil: // null
-	case json.Delim('{'):
-		for dec.More() {
-			key, err := dec.Token()
-			if err != nil {
-				return dep, err
-			}
-			if key != "dependencies" {
-				var skip json.RawMessage
-				if err := dec.Decode(&skip); err != nil {
-					return dep, err
-				}
-				continue
-			}
-			if err := tokenDependencies(dec, name, &dep, &firstRaw); err != nil {
-				return dep, err
-			}
-		}
-		if _, err := dec.Token(); err != nil { // the closing brace
-			return dep, err
-		}
+	if len(bytes.TrimLeft(doc[dec.InputOffset():], " \t\r\n")) != 0 {
+		return dep, errors.New("data after the JSON value")
+	}
+	if v == nil {
+		return dep, nil
+	}
+	top, ok := v.(map[string]any)
+	if !ok {
+		return dep, errors.New("the document is not an object")
+	}
+	d, ok := top["dependencies"]
+	if !ok || d == nil {
+		return dep, nil
+	}
+	deps, ok := d.(map[string]any)
+	if !ok {
+		return dep, errors.New("dependencies is not an object")
+	}
+	val, ok := deps[name]
+	if !ok {
+		return dep, nil
+	}
+	dep.Found = true
+	switch val := val.(type) {
+	case string:
+		dep.Value = val
+	case nil:
+		dep.NotString = "null"
+	case map[string]any:
+		dep.NotString = "an object"
+	case []any:
+		dep.NotString = "an array"
+	case bool:
+		dep.NotString = "a boolean"
 	default:
-		return dep, fmt.Errorf("the document is %s, not an object", tokenKind(tok))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("more than one JSON value")
-		}
-		return dep, err
+		dep.NotString = "a number"
 	}
 	return dep, nil
 }
 
-// readDependencies reads the next value, which must be an object or
-// null, and records in dep the values of its members named key: the
-// first one, and whether a later one differs from it.
-func tokenDependencies(dec *json.Decoder, key string, dep *ProfileDependency, firstRaw *json.RawMessage) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
+// profileConflictJustified reports whether readers could read what doc
+// says of name differently (SPEC.md "Consumers"): a byte order mark; a
+// top-level "dependencies" repeated with other bytes; in the last one, a
+// member name repeated with other bytes; that member's last value with
+// bytes that are not UTF-8 or a surrogate escape (a pair counts too: the
+// oracle is coarser than the reader).
+func profileConflictJustified(doc []byte, name string) bool {
+	if bytes.HasPrefix(doc, []byte("\xef\xbb\xbf")) {
+		return true
 	}
-	switch tok {
-	case nil:
-		return nil
-	case json.Delim('{'):
-	default:
-		return fmt.Errorf("dependencies is %s, not an object", tokenKind(tok))
+	deps, dup := lastMember(doc, "dependencies")
+	if dup {
+		return true
+	}
+	if deps == nil {
+		return false
+	}
+	raw, dup := lastMember(deps, name)
+	return dup || raw != nil && (!utf8.Valid(raw) || surrogateEscape.Match(raw))
+}
+
+var surrogateEscape = regexp.MustCompile(`(?i)\\ud[89a-f]`)
+
+// lastMember reads obj token by token and returns its last member named
+// key, and whether an earlier one had other bytes.
+func lastMember(obj []byte, key string) (last json.RawMessage, dup bool) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
 	}
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
-			return err
+			return nil, false
 		}
 		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
+		if dec.Decode(&raw) != nil {
+			return nil, false
 		}
 		if k != key {
 			continue
 		}
-		var s string
-		isString := len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil
-		switch {
-		case !dep.Found:
-			dep.Found = true
-			if isString {
-				dep.Value = s
-			} else {
-				dep.NotString = rawKind(raw)
-				*firstRaw = raw
-			}
-		case isString:
-			dep.Differs = dep.Differs || dep.NotString != "" || s != dep.Value
-		default:
-			dep.Differs = dep.Differs || dep.NotString == "" || !bytes.Equal(raw, *firstRaw)
+		if last != nil && !bytes.Equal(last, raw) {
+			dup = true
 		}
+		last = raw
 	}
-	_, err = dec.Token() // the closing brace
-	return err
-}
-
-// tokenKind names the kind of value a JSON token starts.
-func tokenKind(tok json.Token) string {
-	switch tok.(type) {
-	case json.Delim:
-		if tok == json.Delim('[') {
-			return "an array"
-		}
-		return "an object"
-	case string:
-		return "a string"
-	case float64, json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return "null"
+	return last, dup
 }

@@ -2,14 +2,15 @@ package rules
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
+	"errors"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/internal/jsonwalk"
 )
 
 func TestReadProfileDependencyFound(t *testing.T) {
@@ -23,7 +24,10 @@ func TestReadProfileDependencyFound(t *testing.T) {
 		{`{"devDependencies":{"hello":"1.0.0"}}`, false, ""},
 		{`{"dependencies":{"hellox":"1"},"x":{"hello":"1"}}`, false, ""},
 		{`{"Dependencies":{"hello":"1"}}`, false, ""}, // SPEC: the member named exactly "dependencies"
-		{`{"dependencies":{"a":"1"},"dependencies":{"hello":"1"}}`, true, ""},
+		{`{"dependencies":{"hello":"1"},"dependencies":{"hello":"1"}}`, true, ""},
+		{`{"dependencies":{"a":"1"},"dependencies":{"hello":"1"}}`, false, "JSON.parse reads the last"},
+		{`{"dependencies":{"hello":"1"},"dependencies":{}}`, false, "JSON.parse reads the last"},
+		{"\xef\xbb\xbf" + `{"dependencies":{"hello":"1"}}`, false, "byte order mark"},
 		{`{"dependencies":null}`, false, ""},
 		{`null`, false, ""},
 		{`{}`, false, ""},
@@ -53,25 +57,33 @@ func TestReadProfileDependencyValue(t *testing.T) {
 	for _, c := range []struct {
 		doc              string
 		value, notString string
-		differs          bool
 	}{
-		{`{"dependencies":{"hello":"file:/pkgs/hello.tgz"}}`, "file:/pkgs/hello.tgz", "", false},
-		{`{"dependencies":{"a":"2","hello":"1.0.0","b":"3"}}`, "1.0.0", "", false},
-		{`{"dependencies":{"hello":"\u0031.0.0"}}`, "1.0.0", "", false},
-		{`{"dependencies":{"hello":1}}`, "", "a number", false},
-		{`{"dependencies":{"hello":null}}`, "", "null", false},
-		{`{"dependencies":{"hello":{"version":"1.0.0"}}}`, "", "an object", false},
-		{`{"dependencies":{"hello":"1.0.0","hello":"1.0.0"}}`, "1.0.0", "", false},
-		{`{"dependencies":{"hello":"1.0.0","hello":"file:/x.tgz"}}`, "1.0.0", "", true},
-		{`{"dependencies":{"hello":"1.0.0"},"dependencies":{"hello":"file:/x.tgz"}}`, "1.0.0", "", true},
-		{`{"dependencies":{"hello":[1]},"dependencies":{"hello":[1]}}`, "", "an array", false},
-		{`{"dependencies":{"hello":[1]},"dependencies":{"hello":[2]}}`, "", "an array", true},
-		{`{"dependencies":{"hello":[1]},"dependencies":{"hello":"1"}}`, "", "an array", true},
-		{`{"dependencies":{"hello":"1"},"dependencies":{"hello":["1"]}}`, "1", "", true},
+		{`{"dependencies":{"hello":"file:/pkgs/hello.tgz"}}`, "file:/pkgs/hello.tgz", ""},
+		{`{"dependencies":{"a":"2","hello":"1.0.0","b":"3"}}`, "1.0.0", ""},
+		{`{"dependencies":{"hello":"\u0031.0.0"}}`, "1.0.0", ""},
+		{`{"dependencies":{"hello":1}}`, "", "a number"},
+		{`{"dependencies":{"hello":null}}`, "", "null"},
+		{`{"dependencies":{"hello":{"version":"1.0.0"}}}`, "", "an object"},
+		{`{"dependencies":{"hello":"1.0.0","hello":"1.0.0"}}`, "1.0.0", ""},
+		{`{"dependencies":{"hello":[1]},"dependencies":{"hello":[1]}}`, "", "an array"},
+		{`{"dependencies":{"hello":"\ud83d\ude00"}}`, "\U0001f600", ""},
 	} {
 		dep, err := ReadProfileDependency([]byte(c.doc), "hello")
-		if err != nil || !dep.Found || dep.Value != c.value || dep.NotString != c.notString || dep.Differs != c.differs {
-			t.Errorf("%s: %+v, %v; want value %q, not string %q, differs %v", c.doc, dep, err, c.value, c.notString, c.differs)
+		if err != nil || !dep.Found || dep.Value != c.value || dep.NotString != c.notString {
+			t.Errorf("%s: %+v, %v; want value %q, not string %q", c.doc, dep, err, c.value, c.notString)
+		}
+	}
+	// Where readers differ, the read refuses (SPEC.md "Consumers").
+	for _, doc := range []string{
+		`{"dependencies":{"hello":"1.0.0","hello":"file:/x.tgz"}}`,
+		`{"dependencies":{"hello":"1.0.0"},"dependencies":{"hello":"file:/x.tgz"}}`,
+		`{"dependencies":{"hello":[1]},"dependencies":{"hello":[2]}}`,
+		`{"dependencies":{"hello":"\ud800"}}`,
+		`{"dependencies":{"hello":"\udc00x"}}`,
+		"{\"dependencies\":{\"hello\":\"1\xff\"}}",
+	} {
+		if _, err := ReadProfileDependency([]byte(doc), "hello"); !errors.Is(err, jsonwalk.ErrConflict) {
+			t.Errorf("%s: error %v, want a reading conflict", doc, err)
 		}
 	}
 }
@@ -115,27 +127,29 @@ var profileDocs = []string{
 	`{"dependencies":{"hello":"1"},"x":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
 }
 
-// agreeProfile fails t unless ReadProfileDependency reads doc as the
-// token reader it replaced does: the same result and error words on a
-// well-formed document, an error on both for any other.
+// agreeProfile fails t unless ReadProfileDependency reads doc as a
+// decoding of the whole document does (the last member of a name
+// counting, as in JSON.parse), or refuses a conflict that
+// profileConflictJustified confirms; on a document that is not JSON,
+// both fail.
 func agreeProfile(t testing.TB, doc []byte, name string) {
 	t.Helper()
-	d1, err1 := tokenProfileDependency(doc, name)
 	d2, err2 := ReadProfileDependency(doc, name)
-	if !json.Valid(doc) {
-		if err1 == nil || err2 == nil {
-			t.Fatalf("%q, %q: error %v; the token reader: %+v, error %v", doc, name, err2, d1, err1)
+	if c, ok := jsonwalk.IsConflict(err2); ok {
+		if !profileConflictJustified(doc, name) {
+			t.Fatalf("%q, %q: conflict %v, but readers agree", doc, name, c)
 		}
 		return
 	}
-	if fmt.Sprint(err1) != fmt.Sprint(err2) || (err1 == nil && d1 != d2) {
-		t.Fatalf("%q, %q: %+v, error %v; the token reader: %+v, error %v", doc, name, d2, err2, d1, err1)
+	d1, err1 := parsedProfileDependency(doc, name)
+	if (err1 == nil) != (err2 == nil) || (err1 == nil && d1 != d2) {
+		t.Fatalf("%q, %q: %+v, error %v; the whole-document decoding: %+v, error %v", doc, name, d2, err2, d1, err1)
 	}
 }
 
 var profileNames = []string{"hello", "hello-dsh-plugin", "é", "dependencies", ""}
 
-func TestReadProfileDependencyAsTokens(t *testing.T) {
+func TestReadProfileDependencyAsParse(t *testing.T) {
 	docs := recordedProfiles(t)
 	for _, d := range profileDocs {
 		docs = append(docs, []byte(d))
@@ -184,7 +198,7 @@ func recordedProfiles(t testing.TB) [][]byte {
 
 // TestReadProfileDependencyMemory: on 16 MiB profiles built to cost a
 // decoder the most (the reader's entry limit), the read allocates at most
-// 64 KiB, where the token reader allocated about six times the document.
+// 64 KiB, where a token reader allocated about six times the document.
 func TestReadProfileDependencyMemory(t *testing.T) {
 	const size = 16 << 20
 	digits := strings.Repeat("1,", size/2-16)

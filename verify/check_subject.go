@@ -127,8 +127,6 @@ func checkInstalledSpec(rep *Report, m *manifest.Manifest, files map[string][]by
 				rep.addf(ClassSubjectMismatch, field, "DSHIO/T 20 6.4", format, args...)
 			}
 			switch {
-			case dep.Differs:
-				bad("dependencies names %s more than once with different values: which package was installed cannot be told", sub.Name)
 			case dep.NotString != "":
 				bad("dependencies gives %s %s, not a package specifier", sub.Name, dep.NotString)
 			case local && dep.Value != "file:"+sub.Spec:

@@ -7,7 +7,6 @@
 package pkgmeta
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -47,32 +46,31 @@ func (e *MemberError) Error() string {
 func (e *MemberError) Unwrap() error { return e.Err }
 
 // Names returns the "name" and "version" members of the JSON object doc
-// holds, read as T0 reads package.json: the document is one well-formed
-// JSON object with nothing but JSON white space around it; members are
-// matched by their exact decoded name; a repeated member's last value
-// counts; a null value reads as the empty string, as json.Unmarshal into
-// a string leaves it. It is what decoding doc into a
-// map[string]json.RawMessage and unmarshalling the two members gives
-// (TestNamesAsDecoder, FuzzNames), without copying any member: doc is
+// holds, read as JSON.parse, npm's reader, reads package.json (SPEC.md
+// "Consumers"): the document is one well-formed JSON object with nothing
+// but JSON white space around it; members are matched by their exact
+// decoded name; of a repeated member the last counts; a null value reads
+// as the empty string. Where another plausible reader would read them
+// otherwise it refuses with a *jsonwalk.ConflictError: a byte order mark
+// (npm strips it, JSON.parse refuses it), "name" or "version" repeated
+// with other bytes (a reader keeping the first reads another package), a
+// value with a lone surrogate or bytes that are not UTF-8. doc is
 // checked by encoding/json's validator and walked in place (package
 // jsonwalk), so memory is bounded by the two strings returned, whatever
-// doc holds. SPEC.md "What
-// the verifier cross-checks", class 6.
+// doc holds (TestNamesAsDecoder, FuzzNames, and TestNamesAsJSONParse
+// against Node itself). SPEC.md "What the verifier cross-checks", class
+// 6.
 func Names(doc []byte) (name, version string, err error) {
 	obj, err := firstObject(doc)
 	if err != nil {
 		return "", "", err
 	}
-	var nameRaw, versionRaw []byte
-	if err := jsonwalk.Members(obj, func(key, value []byte) bool {
-		switch {
-		case jsonwalk.KeyIs(key, "name"):
-			nameRaw = value
-		case jsonwalk.KeyIs(key, "version"):
-			versionRaw = value
-		}
-		return true
-	}); err != nil {
+	nameRaw, err := jsonwalk.Last(obj, "name", "name")
+	if err != nil {
+		return "", "", err
+	}
+	versionRaw, err := jsonwalk.Last(obj, "version", "version")
+	if err != nil {
 		return "", "", err
 	}
 	if name, err = stringValue("name", nameRaw); err != nil {
@@ -87,6 +85,9 @@ func Names(doc []byte) (name, version string, err error) {
 // firstObject returns the one JSON value of doc, which must be a
 // well-formed object followed by nothing but white space.
 func firstObject(doc []byte) ([]byte, error) {
+	if err := jsonwalk.BOM(doc); err != nil {
+		return nil, err
+	}
 	v, rest, err := jsonwalk.First(doc)
 	switch {
 	case err != nil:
@@ -99,16 +100,17 @@ func firstObject(doc []byte) ([]byte, error) {
 	return v, nil
 }
 
-// stringValue unmarshals a member's raw value into a string, as the
-// verifier did before this package (SPEC.md "What the verifier
-// cross-checks", class 6).
+// stringValue reads a member's raw value as a string: null reads as the
+// empty string, as json.Unmarshal into a string leaves it (SPEC.md "What
+// the verifier cross-checks", class 6).
 func stringValue(member string, raw []byte) (string, error) {
-	if raw == nil {
+	switch {
+	case raw == nil:
 		return "", &MemberError{member, ErrMissingMember}
-	}
-	var v string
-	if err := json.Unmarshal(raw, &v); err != nil {
+	case raw[0] == 'n':
+		return "", nil
+	case raw[0] != '"':
 		return "", &MemberError{member, ErrNotString}
 	}
-	return v, nil
+	return jsonwalk.String(raw, member)
 }

@@ -52,7 +52,13 @@ var (
 )
 
 // parsePackageJSON decodes package.json, of at most max bytes, into a
-// JSON object, keeping numbers as json.Number. Any error wraps
+// JSON object, keeping numbers as json.Number, as JSON.parse (npm's,
+// pnpm's and dsh's reader) reads it: of a member repeated, the last
+// counts (a decoded map keeps the last). A document that another
+// plausible reader reads otherwise (jsonwalk.BOM, jsonwalk.CheckTree: a
+// byte order mark, a member repeated with other values, a lone surrogate
+// or bytes that are not UTF-8, a number beyond float64's range, a
+// __proto__ member) is refused. SPEC.md "Consumers". Any error wraps
 // ErrUnresolvable.
 func parsePackageJSON(b []byte, max int) (map[string]any, error) {
 	if b == nil {
@@ -60,6 +66,9 @@ func parsePackageJSON(b []byte, max int) (map[string]any, error) {
 	}
 	if len(b) > max {
 		return nil, fmt.Errorf("%w: package.json is %d bytes, more than the %d-byte limit", ErrUnresolvable, len(b), max)
+	}
+	if err := jsonwalk.BOM(b); err != nil {
+		return nil, fmt.Errorf("%w: package.json is read otherwise by JSON.parse than by another reader: %w", ErrUnresolvable, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -76,6 +85,9 @@ func parsePackageJSON(b []byte, max int) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("%w: package.json top level is %s, expected an object", ErrUnresolvable, jsonKind(v))
+	}
+	if err := jsonwalk.CheckTree(bytes.TrimLeft(b[:dec.InputOffset()], " \t\r\n")); err != nil {
+		return nil, fmt.Errorf("%w: package.json is read otherwise by JSON.parse than by another reader: %w", ErrUnresolvable, err)
 	}
 	return m, nil
 }
