@@ -29,7 +29,7 @@ func TestProfileAsJSONParse(t *testing.T) {
 				tally["both-read"]++
 				got := "U"
 				switch {
-				case dep.Found && dep.NotString != "" :
+				case dep.Found && dep.NotString != "":
 					got = "K" + dep.NotString
 				case dep.Found:
 					got = "s" + oracle.Hex16(dep.Value)

@@ -9,9 +9,9 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
-	"regexp"
 	"testing"
 	"unicode/utf8"
 

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/verify"
+)
+
+// consumerLies are the lying vectors of SPEC.md "Consumers": evidence a
+// dshaudit reader more lenient than the artifact's real consumer would
+// read the writer's way.
+func consumerLies() []lie {
+	V := verify.ClassVerdictMismatch
+	return []lie{
+		{name: "profile_dependencies_repeated_empty", class: V, field: "repetitions[1].T1.status", verdict: "unstable",
+			desc: "repetition 1's profile package.json has dependencies twice, the last one empty: JSON.parse, and so pnpm and dsh, see no dependency, and T1 is still recorded passed",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.stage(1, rules.T1).Evidence[manifest.RoleProfilePackageJSON], "\n  \"dsh\": {", "\n  \"dependencies\": {},\n  \"dsh\": {")
+			}},
+		{name: "profile_byte_order_mark", class: V, field: "repetitions[1].T1.status", verdict: "unstable",
+			desc: "repetition 1's profile package.json starts with a byte order mark, which JSON.parse refuses and pnpm strips, and T1 is still recorded passed",
+			edit: func(c *lieCtx) {
+				p := c.stage(1, rules.T1).Evidence[manifest.RoleProfilePackageJSON]
+				c.files[p] = append([]byte("\xef\xbb\xbf"), c.files[p]...)
+			}},
+		{name: "metadata_name_repeated", class: verify.ClassSubjectMismatch, field: "subject", also: []verify.Class{V}, verdict: "pass",
+			desc: "static/package.json names the package twice, hello-dsh-plugin first and other-plugin last (JSON.parse, and so npm, reads the last), and T0 is still recorded conforming",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"name": "hello-dsh-plugin",`, `"name": "hello-dsh-plugin", "name": "other-plugin",`)
+			}},
+		{name: "metadata_patch_lone_surrogate", class: V, field: "static.report.unresolvable", verdict: "pass",
+			desc: "static/package.json's dsh.bundle.patch holds a lone surrogate, which JSON.parse keeps and a UTF-8 reader reads as U+FFFD, and T0 is still recorded conforming",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"patch": "`, `"patch": "\ud800`)
+			}},
+	}
+}
+
+// consumerVariants are the true variants of SPEC.md "Consumers": legal
+// but unusual formatting that the consumer reads as the plain form, each
+// honestly derived, which must verify.
+var consumerVariants = []struct {
+	name, desc, verdict string
+	edit                func(c *lieCtx)
+}{
+	{"variant_profile_escaped_repeated", "valid: repetition 1's profile package.json spells dependencies with an escape and repeats its member with the same bytes, which JSON.parse reads as the plain form", "pass",
+		func(c *lieCtx) {
+			p := c.stage(1, rules.T1).Evidence[manifest.RoleProfilePackageJSON]
+			c.replaceIn(p, `"dependencies": {`, `"d\u0065pendencies": {`)
+			c.replaceIn(p, `"hello-dsh-plugin": "file:/pkgs/hello-dsh-plugin-1.0.0.tgz"`, `"hello-dsh-plugin": "file:/pkgs/hello-dsh-plugin-1.0.0.tgz", "hello-dsh-plugin": "file:/pkgs/hello-dsh-plugin-1.0.0.tgz"`)
+		}},
+	{"variant_metadata_repeated_same", "valid: static/package.json repeats its version with the same bytes and is written with tabs and CRLF line ends, which JSON.parse reads as the plain form", "pass",
+		func(c *lieCtx) {
+			p := c.m.Static.Evidence[manifest.RoleMetadata]
+			c.replaceIn(p, `"version": "1.0.0",`, `"version": "1.0.0", "version": "1.0.0",`)
+			c.replaceIn(p, "\n", "\r\n\t")
+		}},
+}
+
+// variants writes the true variants.
+func (g *gen) variants() error {
+	for _, v := range consumerVariants {
+		c, err := lieBase(g.pass)
+		if err != nil {
+			return err
+		}
+		v.edit(c)
+		reclaim(c.m, c.files)
+		c.m.Files = bundle.FileList(c.files)
+		sc, err := g.sign(c.m, c.files, g.signer)
+		if err != nil {
+			return fmt.Errorf("%s: %w", v.name, err)
+		}
+		if err := g.emit(v.name, v.desc, sc, "verified", nil, v.verdict); err != nil {
+			return err
+		}
+	}
+	return nil
+}
