@@ -20,6 +20,8 @@ log=$(mktemp /tmp/dshaudit-go-test.XXXXXX.log)
 dlog=$(mktemp /tmp/dshaudit-go-test-docker.XXXXXX.log)
 
 bash scripts/setup.sh || { echo "test.sh: scripts/setup.sh failed" >&2; status=1; }
+# The differential tests run the real consumers: node, commonmark.js, tar.
+bash scripts/setup-oracles.sh || { echo "test.sh: scripts/setup-oracles.sh failed" >&2; status=1; }
 # The report tests open the pages in a real headless Chromium.
 bash scripts/setup-chromium.sh || { echo "test.sh: scripts/setup-chromium.sh failed" >&2; status=1; }
 # cosign and sigstore-js, pinned, for the third-party verification recipes.

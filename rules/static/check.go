@@ -113,10 +113,17 @@ func checkPackage(in Input, pkg map[string]any) Report {
 	s := &state{in: in, pkg: pkg}
 	s.perms = readPermissions(pkg)
 	var sections [][]string
+	conflict := ""
 	if in.README != nil {
-		sections = permissionSections(string(bounded(in.README)))
+		md := string(bounded(in.README))
+		if conflict = markdownConflict(md); conflict == "" {
+			sections = permissionSections(md)
+		}
 	}
 	s.exceptionOK, s.exceptionMissing = readmeException(in.README, sections, s.perms.redLine())
+	if conflict != "" {
+		s.exceptionMissing = []string{conflict}
+	}
 	s.hasPermSection = len(sections) > 0
 
 	rep := Report{Clauses: make([]ClauseResult, 0, len(checklist))}

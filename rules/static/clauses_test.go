@@ -249,6 +249,16 @@ func TestRedLine(t *testing.T) {
 		{"subheading keeps the section", `["network","shell"]`, "## Permissions\n### Details\n" + strings.TrimPrefix(good, "## Permissions\n"), Conforming, "still high risk"},
 		{"bold labels and numbered list", `["network","shell"]`, "# Permissions (DSHIO/T 10 5.5.3)\n1. **Why network:** fetches the weather from the public forecast API.\n2. **Why shell**: runs the local notifier command to show alerts.\n3. __Data flow:__ forecast API -> this plugin -> the local notifier only.\n", Conforming, "still high risk"},
 		{"continuation lines count", `["network","shell"]`, "## Permissions\n- Why network:\n  fetches the weather from the public forecast API.\n- Why shell:\n  runs the local notifier command to show alerts.\n- Data flow:\n  from the forecast API to the notifier.\n", Conforming, "still high risk"},
+		// Read as a CommonMark renderer shows it (SPEC.md "Consumers").
+		{"section in an unclosed HTML comment", `["network","shell"]`, "# X\n<!--\n" + good, NonConforming, ""},
+		{"items in an unclosed comment inside the section", `["network","shell"]`, "## Permissions\n\n<!--\n" + strings.TrimPrefix(good, "## Permissions\n\n"), NonConforming, ""},
+		{"a longer fence is not closed by a shorter one", `["network","shell"]`, "## Permissions\n\n````\n```\n" + strings.TrimPrefix(good, "## Permissions\n\n") + "````\n", NonConforming, ""},
+		{"items in indented code", `["network","shell"]`, "## Permissions\n\n" + "    Why network: downloads release notes from the project's API.\n    Why shell: runs the local git binary to read tags.\n    Data flow: from the project's API to .cache/notes; nothing uploaded.\n", NonConforming, ""},
+		{"a setext heading is no item", `["network","shell"]`, "## Permissions\n\n- Why network: downloads release notes from the project's API.\n- Why shell: runs the local git binary to read tags.\n\nData flow: from the project's API to .cache/notes; nothing uploaded.\n---\n", NonConforming, ""},
+		{"a setext heading opens the section", `["network","shell"]`, "Permissions\n===========\n\n" + strings.TrimPrefix(good, "## Permissions\n\n"), Conforming, "still high risk"},
+		{"a lone CR ends a line", `["network","shell"]`, strings.ReplaceAll(good, "\n", "\r"), Conforming, "still high risk"},
+		{"a byte order mark is refused", `["network","shell"]`, "\ufeff" + good, NonConforming, ""},
+		{"a lower-case declaration start is refused", `["network","shell"]`, good + "\n<!x\n", NonConforming, ""},
 		{"short explanations", `["network","shell"]`, "## Permissions\n- Why network: needed\n- Why shell: needed\n- Data flow: from a to b\n", NonConforming, ""},
 		{"no direction", `["network","shell"]`, "## Permissions\n- Why network: fetches the weather from the public forecast API.\n- Why shell: runs the local notifier command to show alerts.\n- Data flow: weather data is exchanged with the service as needed.\n", NonConforming, ""},
 	} {
