@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/manifest"
@@ -36,7 +37,37 @@ func consumerLies() []lie {
 			edit: func(c *lieCtx) {
 				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"patch": "`, `"patch": "\ud800`)
 			}},
+		{name: "readme_exception_unclosed_comment", class: V, field: "static.report.clauses[15].status", verdict: "pass",
+			desc: "package.json declares network and shell; the README's Permissions items sit in an HTML comment that is never closed, which no CommonMark renderer shows, and T0 is recorded as a reader that skips only closed comments derives it: 5.5.3 conforming",
+			edit: func(c *lieCtx) {
+				c.redLineWithREADME(exceptionREADME)
+				reclaim(c.m, c.files)
+				c.files[c.m.Static.Evidence[assemble.RoleREADME]] = []byte(strings.Replace(exceptionREADME, "## Permissions\n\n", "## Permissions\n\n<!--\n", 1))
+			}},
+		{name: "readme_exception_longer_fence", class: V, field: "static.report.clauses[15].status", verdict: "pass",
+			desc: "the README's Permissions items sit inside a four-backtick fence that a three-backtick line does not close, and T0 is recorded as a reader closing it there derives it: 5.5.3 conforming",
+			edit: func(c *lieCtx) {
+				c.redLineWithREADME(exceptionREADME)
+				reclaim(c.m, c.files)
+				c.files[c.m.Static.Evidence[assemble.RoleREADME]] = []byte(strings.Replace(exceptionREADME, "## Permissions\n\n", "## Permissions\n\n````\n```\n", 1) + "````\n")
+			}},
 	}
+}
+
+// exceptionREADME registers the red-line exception for network and shell
+// (SPEC.md "README exception").
+const exceptionREADME = "# hello-dsh-plugin\n\n## Permissions\n\n" +
+	"- Why network: downloads release notes from the project's public API.\n" +
+	"- Why shell: runs the local git binary to read the repository's tags.\n" +
+	"- Data flow: from the project's API to the terminal; nothing local is uploaded.\n"
+
+// redLineWithREADME declares network and shell in the metadata and adds
+// readme as the bundle's README.
+func (c *lieCtx) redLineWithREADME(readme string) {
+	c.replaceIn(c.m.Static.Evidence[assemble.RoleMetadata], `"dsh": {"bundle"`, `"dsh": {"permissions": ["network", "shell"], "bundle"`)
+	p := assemble.StaticPath(assemble.RoleREADME)
+	c.m.Static.Evidence[assemble.RoleREADME] = p
+	c.files[p] = []byte(readme)
 }
 
 // consumerVariants are the true variants of SPEC.md "Consumers": legal
@@ -51,6 +82,10 @@ var consumerVariants = []struct {
 			p := c.stage(1, rules.T1).Evidence[manifest.RoleProfilePackageJSON]
 			c.replaceIn(p, `"dependencies": {`, `"d\u0065pendencies": {`)
 			c.replaceIn(p, `"hello-dsh-plugin": "file:/pkgs/hello-dsh-plugin-1.0.0.tgz"`, `"hello-dsh-plugin": "file:/pkgs/hello-dsh-plugin-1.0.0.tgz", "hello-dsh-plugin": "file:/pkgs/hello-dsh-plugin-1.0.0.tgz"`)
+		}},
+	{"variant_readme_setext_escaped", "valid: package.json declares network and shell; the README opens its Permissions section with a setext heading, bolds its labels, spells a colon as a character reference and breaks a line with a lone CR, which a CommonMark renderer shows as the plain form", "pass",
+		func(c *lieCtx) {
+			c.redLineWithREADME(strings.NewReplacer("## Permissions\n", "Permissions\n===========\n", "- Why network:", "- **Why network:**", "- Why shell:", "- Why shell&#58;", "tags.\n- Data", "tags.\r- Data").Replace(exceptionREADME))
 		}},
 	{"variant_metadata_repeated_same", "valid: static/package.json repeats its version with the same bytes and is written with tabs and CRLF line ends, which JSON.parse reads as the plain form", "pass",
 		func(c *lieCtx) {
