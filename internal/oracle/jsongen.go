@@ -183,7 +183,7 @@ type Tally map[string]int
 
 func (t Tally) String() string {
 	var parts []string
-	for _, k := range []string{"compared", "both-read", "both-refused", "refused-conflict", "refused-other"} {
+	for _, k := range []string{"compared", "both-read", "both-refused", "refused-conflict", "refused-other", "stricter"} {
 		if t[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", k, t[k]))
 		}

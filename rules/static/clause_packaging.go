@@ -17,6 +17,39 @@ func normFilesPath(p string) string {
 	return strings.TrimRight(p, "/")
 }
 
+// filesItem is one item of files as npm-packlist reads it (SPEC.md
+// "Consumers", D5): one leading "./" or "/" is the package root; an
+// item ending in "/" names a directory only, never a file of that name.
+type filesItem struct {
+	path    string // normalised as normFilesPath does once
+	dirOnly bool
+}
+
+// readFilesItem reads a files item (without its "!").
+func readFilesItem(s string) filesItem {
+	if strings.HasPrefix(s, "./") {
+		s = s[2:]
+	} else if strings.HasPrefix(s, "/") {
+		s = s[1:]
+	}
+	return filesItem{path: strings.TrimRight(s, "/"), dirOnly: strings.HasSuffix(s, "/")}
+}
+
+// includes reports whether npm-packlist includes the file p through the
+// item: covers, and for a directory-only item, through a parent
+// directory of p. A path npm-packlist keeps "./" or "//" in matches
+// nothing.
+func (it filesItem) includes(p string) bool {
+	if strings.HasPrefix(it.path, "./") || strings.Contains(it.path, "/./") || strings.Contains(it.path, "//") {
+		return false
+	}
+	if it.dirOnly {
+		d := path.Dir(p)
+		return d != "." && covers(it.path, d)
+	}
+	return covers(it.path, p)
+}
+
 // covers reports whether a files item includes the file at p (both
 // normalised): equal, a directory prefix of p, a path.Match glob matching p
 // or one of its parent directories, or a "**" pattern whose part before
@@ -78,7 +111,8 @@ func check531(s *state) ClauseResult {
 		return ClauseResult{Status: NonConforming, Observed: "files is " + jsonKind(fv),
 			Message: "files shall be an array of path strings"}
 	}
-	var items, negated, probs []string
+	var items, negated []filesItem
+	var probs []string
 	for i, x := range arr {
 		str, ok := x.(string)
 		if !ok {
@@ -86,10 +120,10 @@ func check531(s *state) ClauseResult {
 			continue
 		}
 		if strings.HasPrefix(str, "!") {
-			negated = append(negated, normFilesPath(str[1:]))
+			negated = append(negated, readFilesItem(str[1:]))
 			continue
 		}
-		items = append(items, normFilesPath(str))
+		items = append(items, readFilesItem(str))
 	}
 	obs := "files has " + plural(len(arr), "item")
 
@@ -98,7 +132,7 @@ func check531(s *state) ClauseResult {
 	main = normFilesPath(main)
 	libOK := false
 	for _, it := range items {
-		if strings.HasPrefix(it, "lib") || (main != "" && covers(it, main)) {
+		if strings.HasPrefix(it.path, "lib") || (main != "" && it.includes(main)) {
 			libOK = true
 			break
 		}
@@ -122,7 +156,7 @@ func check531(s *state) ClauseResult {
 	}
 	patchOK := false
 	for _, it := range items {
-		if covers(it, s.patchPath) {
+		if it.includes(s.patchPath) {
 			patchOK = true
 			break
 		}
@@ -131,8 +165,11 @@ func check531(s *state) ClauseResult {
 		probs = append(probs, "no item covers the patch file "+quote(s.patchPath))
 	}
 	for _, n := range negated {
-		if covers(n, s.patchPath) {
-			warns = append(warns, fmt.Sprintf("the negated item %s may exclude the patch file %s; negations are not evaluated", quote("!"+n), quote(s.patchPath)))
+		if n.includes(s.patchPath) {
+			// npm-packlist keeps a file named exactly as a strict
+			// requirement, whatever follows, and applies the other items
+			// in order: which wins depends on files T0 does not see.
+			probs = append(probs, fmt.Sprintf("the negated item %s may exclude the patch file %s: whether npm publishes it depends on the order of the items and on whether it exists as a file, which the metadata does not show", quote("!"+n.path), quote(s.patchPath)))
 		}
 	}
 	if len(probs) > 0 {
@@ -176,23 +213,11 @@ func lowerPrefix(t string, n int) string {
 	return head
 }
 
-// otherLocalSpec reports npm's other local-path forms, which the clause
-// does not list: ./ ../ ~/ link: and Windows paths.
-func otherLocalSpec(v string) bool {
-	t := lowerPrefix(strings.TrimLeft(v, " \t\r\n"), 5) // the longest prefix tested
-	if len(t) >= 3 && t[1] == ':' && (t[2] == '\\' || t[2] == '/') && t[0] >= 'a' && t[0] <= 'z' {
-		return true
-	}
-	for _, p := range []string{"./", "../", "~/", "link:", ".\\", "..\\", "\\"} {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // check532: no local-path values in dependencies, optionalDependencies,
-// peerDependencies, or anywhere under dsh. DSHIO/T 10 5.3.2, T 20 5.4.
+// peerDependencies (every form a consumer installs from the local file
+// system, localDependency), or anywhere under dsh (the clause's two
+// prefixes, file: and /: dsh's own values, such as the patch path, are
+// package paths, not specifiers). DSHIO/T 10 5.3.2, T 20 5.4.
 // SPEC.md "5.3.2 No local-path dependencies".
 func check532(s *state) ClauseResult {
 	var probs, warns []string
@@ -211,13 +236,12 @@ func check532(s *state) ClauseResult {
 			count++
 			where := func() string { return f + "[" + quote(k) + "]" } // only for a finding
 			str, ok := m[k].(string)
-			switch {
-			case !ok:
+			if !ok {
 				probs = append(probs, fmt.Sprintf("%s is %s, expected a version string", where(), jsonKind(m[k])))
-			case localSpec(str):
-				probs = append(probs, fmt.Sprintf("%s = %s is a local path", where(), quote(str)))
-			case otherLocalSpec(str):
-				warns = append(warns, fmt.Sprintf("%s = %s is a local path form npm also resolves locally; the clause lists only file: and /", where(), quote(str)))
+				continue
+			}
+			if local, form := localDependency(str); local {
+				probs = append(probs, fmt.Sprintf("%s = %s is a local path (%s)", where(), quote(str), form))
 			}
 		}
 	}

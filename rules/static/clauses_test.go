@@ -199,9 +199,19 @@ func TestLocalPaths(t *testing.T) {
 			t.Errorf("localSpec(%q) = %v", v, got)
 		}
 	}
-	for v, want := range map[string]bool{"./x": true, "../x": true, "~/x": true, "link:../x": true, `C:\x`: true, "c:/x": true, "^1": false} {
-		if got := otherLocalSpec(v); got != want {
-			t.Errorf("otherLocalSpec(%q) = %v", v, got)
+	// A dependency specifier as its consumers read it (SPEC.md
+	// "Consumers", D1–D3).
+	for v, want := range map[string]bool{
+		"./x": true, "../x": true, "~/x": true, "link:../x": true, `C:\x`: true, "c:/x": true, `.\x`: true, `\\srv\x`: true,
+		"file:./kernel": true, "FILE:../x": true, "  file:x": true, "/opt/x": true, "\u00a0./x": true, "\ufefffile:x": true,
+		"git+file:///repo": true, "GIT+FILE:/r": true, "workspace:*": true, "Workspace:^1": true, "portal:../x": true,
+		"npm:other@file:../x": true, "npm:@s/o@../x": true, "a/b/c": true, "kernel.tgz": true, "x.TAR.GZ": true, "@scope/name": true,
+		"^1.2.3": false, "1.0.0 - 2.0.0": false, "github:owner/repo": false, "owner/repo": false, "owner/repo#v1": false,
+		"npm:file@1": false, "npm:x@^1": false, "https://example.com/x.tgz": false, "git+ssh://git@github.com/o/r.git": false,
+		"latest": false, "": false, "*": false,
+	} {
+		if got, _ := localDependency(v); got != want {
+			t.Errorf("localDependency(%q) = %v", v, got)
 		}
 	}
 }
@@ -238,6 +248,10 @@ func TestRedLine(t *testing.T) {
 		{"spelling cannot hide it", `[" NETWORK ","Shell"]`, "", NonConforming, "read as"},
 		{"unknown value", `["network","teleport"]`, "", Conforming, "teleport"},
 		{"malformed string", `"network shell"`, "", NonConforming, ""},
+		{"a Cyrillic look-alike is refused", `["n\u0435twork","shell"]`, "", NonConforming, ""},
+		{"full-width letters are refused", `["ｎｅｔｗｏｒｋ"]`, "", NonConforming, ""},
+		{"a zero-width space is refused", `["net\u200bwork"]`, "", NonConforming, ""},
+		{"JavaScript's trim", `["\ufeffnetwork\u00a0","shell"]`, "", NonConforming, "read as"},
 		{"malformed object", `{"network":true}`, "", NonConforming, ""},
 		{"registered exception", `["network","shell","fs-write"]`, good, Conforming, "still high risk"},
 		{"exception, only shell declared", `["network","shell"]`, good, Conforming, "still high risk"},

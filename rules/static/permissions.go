@@ -70,8 +70,13 @@ func (d permissionDecl) describe() string {
 const maxPermissions = 1000
 
 // readPermissions reads dsh.permissions. Values are compared after
-// trimming and lower-casing so that "Network" cannot hide the red line;
-// such spellings draw a warning.
+// trimming (JavaScript's trim, as a JavaScript consumer normalises) and
+// lower-casing so that "Network" cannot hide the red line; such
+// spellings draw a warning. A value that holds anything but printable
+// ASCII after trimming (a Cyrillic е, full-width letters, a zero-width
+// space) may be read by a consumer that folds confusables as a known
+// permission and by another as an unknown one: the declaration is then
+// malformed (SPEC.md "Consumers", D4).
 func readPermissions(pkg map[string]any) permissionDecl {
 	var d permissionDecl
 	dsh, ok := pkg["dsh"].(map[string]any)
@@ -100,7 +105,11 @@ func readPermissions(pkg map[string]any) permissionDecl {
 			bad = append(bad, fmt.Sprintf("dsh.permissions[%d] is %s, expected a string", i, jsonKind(x)))
 			continue
 		}
-		c := strings.ToLower(strings.TrimSpace(s))
+		c := strings.ToLower(strings.TrimFunc(s, isJSSpace))
+		if !printableASCII(c) {
+			bad = append(bad, fmt.Sprintf("dsh.permissions[%d] %s is not plain ASCII: a consumer folding look-alike characters may read it as a permission, another as none", i, quote(s)))
+			continue
+		}
 		if c != s {
 			d.warnings = append(d.warnings, "dsh.permissions["+strconv.Itoa(i)+"] "+quote(s)+" is read as "+quote(c))
 		}
@@ -120,4 +129,14 @@ func readPermissions(pkg map[string]any) permissionDecl {
 		d.problem = joinBounded(bad)
 	}
 	return d
+}
+
+// printableASCII reports whether s holds only printable ASCII.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
