@@ -85,6 +85,9 @@ func ReadTarball(tgz []byte, lim Limits, want func(rel string) bool) (*TarIndex,
 	tr := tar.NewReader(counted)
 	idx := &TarIndex{Read: map[string][]byte{}}
 	seen := map[string]bool{}
+	folded := map[string]string{} // case-folded rel → the entry name that has it
+	linked := map[string]bool{}   // case-folded rels of link entries
+	top := ""                     // the first path component every entry shares
 	entries := 0
 	for {
 		hdr, err := tr.Next()
@@ -102,13 +105,39 @@ func ReadTarball(tgz []byte, lim Limits, want func(rel string) bool) (*TarIndex,
 		if err != nil {
 			return nil, err
 		}
+		if err := sameTop(&top, hdr.Name); err != nil {
+			return nil, err
+		}
 		if rel == "" {
 			continue // the root directory itself, or a file beside it that npm drops
+		}
+		// npm extracts with the first component stripped, a later entry
+		// of a path replacing an earlier one, onto a file system that
+		// may fold case: two entries of one path, in any case, are read
+		// differently by readers that keep the first, the last, or both
+		// (SPEC.md "Consumers", T2). A directory repeated is harmless.
+		key := strings.ToLower(rel)
+		if prev, ok := folded[key]; ok && !(hdr.Typeflag == tar.TypeDir && prev == "dir:"+rel) {
+			return nil, fmt.Errorf("%w: entry %q and an earlier entry name one path (it appears twice, in some case); which copy counts is ambiguous", ErrBadTarball, hdr.Name)
+		}
+		if hdr.Typeflag == tar.TypeDir {
+			folded[key] = "dir:" + rel
+		} else {
+			folded[key] = hdr.Name
+		}
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			if linked[strings.ToLower(d)] {
+				return nil, fmt.Errorf("%w: entry %q lies under the link %q: extracting it writes through the link (npm refuses, other readers follow it)", ErrBadTarball, hdr.Name, d)
+			}
 		}
 		switch hdr.Typeflag {
 		case tar.TypeReg, tar.TypeRegA:
 		case tar.TypeSymlink, tar.TypeLink:
+			if _, readme := readmeRank(rel); readme || rel == "package.json" {
+				return nil, fmt.Errorf("%w: entry %q is a link: a reader following it reads its target as the package's %s, T0 and npm's manifest reader do not", ErrBadTarball, hdr.Name, rel)
+			}
 			idx.Links = append(idx.Links, rel)
+			linked[strings.ToLower(rel)] = true
 			continue
 		default:
 			continue // directories, devices, fifos: not files T0 reads
@@ -130,8 +159,23 @@ func ReadTarball(tgz []byte, lim Limits, want func(rel string) bool) (*TarIndex,
 		}
 		idx.Read[rel] = data
 	}
-	// Bytes after the tar end marker are not part of the package; they
-	// are not read (the unpacked limit still applies to what was).
+	// What follows the tar end marker is read to the gzip member's end
+	// (within the unpacked limit): a second gzip member, which Node's
+	// zlib reads on and Go's reader without Multistream does not, or
+	// other bytes after the member, are refused (SPEC.md "Consumers",
+	// T1).
+	if _, err := io.Copy(io.Discard, counted); err != nil {
+		return nil, tarErr(counted, fmt.Errorf("after the tar stream: %v", err))
+	}
+	if rest := gz.Close(); rest != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadTarball, rest)
+	}
+	if entries == 0 {
+		return nil, fmt.Errorf("%w: the tar stream holds no entry (npm refuses it as an unrecognised archive)", ErrBadTarball)
+	}
+	if n := trailingAfterMember(tgz); n > 0 {
+		return nil, fmt.Errorf("%w: %d bytes follow the gzip member (another member, or data readers treat differently)", ErrBadTarball, n)
+	}
 	sort.Strings(idx.Files)
 	sort.Strings(idx.Links)
 	return idx, nil
@@ -144,8 +188,41 @@ func tarErr(c *limitedReader, err error) error {
 	return fmt.Errorf("%w: %v", ErrBadTarball, err)
 }
 
+// trailingAfterMember is the number of bytes of tgz after its first
+// gzip member.
+func trailingAfterMember(tgz []byte) int {
+	br := bytes.NewReader(tgz)
+	gz, err := gzip.NewReader(br)
+	if err != nil {
+		return 0
+	}
+	gz.Multistream(false)
+	if _, err := io.Copy(io.Discard, gz); err != nil {
+		return 0
+	}
+	return br.Len()
+}
+
+// sameTop refuses an entry whose first path component differs from the
+// earlier entries': npm strips whatever the first component is, a reader
+// looking for package/ reads only those entries (SPEC.md "Consumers",
+// T2).
+func sameTop(top *string, name string) error {
+	first, _, ok := strings.Cut(name, "/")
+	switch {
+	case !ok:
+		return nil // a file beside the root, which stripping drops
+	case *top == "":
+		*top = first
+	case first != *top:
+		return fmt.Errorf("%w: entry %q is not under %q like the entries before it; npm strips any first component, so both would be the package", ErrBadTarball, name, *top+"/")
+	}
+	return nil
+}
+
 // packageRelative strips the first path component as npm does and
-// refuses names that could escape the package root.
+// refuses names that could escape the package root, or that readers
+// split differently (a backslash, a separator on Windows).
 func packageRelative(name string) (string, error) {
 	switch {
 	case name == "":
@@ -154,17 +231,21 @@ func packageRelative(name string) (string, error) {
 		return "", fmt.Errorf("%w: entry %q: NUL in name", ErrBadTarball, name)
 	case strings.HasPrefix(name, "/"):
 		return "", fmt.Errorf("%w: entry %q: absolute path", ErrBadTarball, name)
+	case strings.ContainsRune(name, '\\'):
+		return "", fmt.Errorf("%w: entry %q: a backslash, which npm on Windows reads as a separator", ErrBadTarball, name)
 	}
 	for _, seg := range strings.Split(name, "/") {
 		if seg == ".." {
 			return "", fmt.Errorf("%w: entry %q: path escapes the package root", ErrBadTarball, name)
 		}
 	}
-	clean := path.Clean(strings.TrimPrefix(name, "./"))
-	_, rel, ok := strings.Cut(clean, "/")
+	// node-tar strips the first component as written, "." included:
+	// "./package/x" is package/x (TestTarballAsNodeTar found it).
+	_, rest, ok := strings.Cut(name, "/")
 	if !ok {
 		return "", nil
 	}
+	rel := path.Clean("/" + rest)[1:]
 	return rel, nil
 }
 

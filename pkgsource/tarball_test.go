@@ -18,7 +18,7 @@ func TestReadTarballStripsRootAndIndexes(t *testing.T) {
 		entry{Name: "package/lib/index.js", Body: "x"},
 		entry{Name: "stray-top-level-file", Body: "dropped, as npm drops it"},
 		entry{Name: "package/link", Type: tar.TypeSymlink, Linkname: "/etc/passwd"},
-		entry{Name: "./package/./readme", Body: "r"},
+		entry{Name: "package/./readme", Body: "r"},
 	)
 	idx, err := ReadTarball(tgz, Limits{}, wantAll)
 	if err != nil {
@@ -32,6 +32,11 @@ func TestReadTarballStripsRootAndIndexes(t *testing.T) {
 	}
 	if string(idx.Read["package.json"]) != helloPkgJSON {
 		t.Errorf("package.json not read")
+	}
+	// node-tar strips "." as the first component: ./package/x is
+	// package/x, beside package/... a second package root.
+	if _, err := ReadTarball(buildTgz(t, entry{Name: "package/package.json", Body: "{}"}, entry{Name: "./package/readme", Body: "r"}), Limits{}, wantAll); !errors.Is(err, ErrBadTarball) {
+		t.Errorf("./package/ beside package/: %v", err)
 	}
 	// A root that is not "package/" is stripped too (old npm tarballs).
 	idx, err = ReadTarball(buildTgz(t, entry{Name: "node-x/package.json", Body: "{}"}), Limits{}, wantAll)

@@ -1,16 +1,11 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
-	"strings"
+
+	"github.com/dshaudit/dshaudit/pkgsource"
 )
 
 // maxClaimSize bounds a claim text, and each file read from a tarball.
@@ -43,51 +38,27 @@ func readClaim(p string) (text []byte, pkg string, err error) {
 	return b, "", nil
 }
 
+// readTarballClaim reads the claim of an npm package tarball as npm
+// reads the tarball (pkgsource.TarballClaim; SPEC.md "Consumers").
 func readTarballClaim(name string, r io.Reader) ([]byte, string, error) {
-	gz, err := gzip.NewReader(r)
+	tgz, err := io.ReadAll(io.LimitReader(r, maxClaimTarball+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
-	tr := tar.NewReader(io.LimitReader(gz, 512<<20))
-	var readme, pkgJSON []byte
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", name, err)
-		}
-		if h.Typeflag != tar.TypeReg || h.Size > maxClaimSize {
-			continue
-		}
-		// npm tarballs hold one top directory, usually "package/".
-		dir, base := path.Split(path.Clean(h.Name))
-		if strings.Count(dir, "/") != 1 {
-			continue
-		}
-		switch {
-		case base == "package.json":
-			pkgJSON, err = io.ReadAll(tr)
-		case readme == nil && strings.HasPrefix(strings.ToLower(base), "readme"):
-			readme, err = io.ReadAll(tr)
-		}
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %q: %w", name, h.Name, err)
-		}
+	if len(tgz) > maxClaimTarball {
+		return nil, "", fmt.Errorf("%s: larger than %d bytes", name, maxClaimTarball)
 	}
-	if readme == nil {
-		return nil, "", fmt.Errorf("%s: no README at the package root", name)
-	}
-	var meta struct{ Name, Version string }
-	if pkgJSON != nil {
-		if err := json.NewDecoder(bytes.NewReader(pkgJSON)).Decode(&meta); err != nil {
-			return nil, "", fmt.Errorf("%s: package.json: %w", name, err)
-		}
+	readme, _, pkgName, version, err := pkgsource.TarballClaim(tgz, maxClaimSize)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
 	pkg := ""
-	if meta.Name != "" && meta.Version != "" {
-		pkg = meta.Name + "@" + meta.Version
+	if pkgName != "" && version != "" {
+		pkg = pkgName + "@" + version
 	}
 	return readme, pkg, nil
 }
+
+// maxClaimTarball bounds a claim tarball, as the runner bounds one
+// (pkgsource.DefaultLimits.MaxTarballBytes).
+const maxClaimTarball = 128 << 20
