@@ -42,36 +42,36 @@ func consumerLies() []lie {
 			edit: func(c *lieCtx) {
 				c.redLineWithREADME(exceptionREADME)
 				reclaim(c.m, c.files)
-				c.files[c.m.Static.Evidence[assemble.RoleREADME]] = []byte(strings.Replace(exceptionREADME, "## Permissions\n\n", "## Permissions\n\n<!--\n", 1))
+				c.files[c.m.Static.Evidence[manifest.RoleREADME]] = []byte(strings.Replace(exceptionREADME, "## Permissions\n\n", "## Permissions\n\n<!--\n", 1))
 			}},
 		{name: "readme_exception_longer_fence", class: V, field: "static.report.clauses[15].status", verdict: "pass",
 			desc: "the README's Permissions items sit inside a four-backtick fence that a three-backtick line does not close, and T0 is recorded as a reader closing it there derives it: 5.5.3 conforming",
 			edit: func(c *lieCtx) {
 				c.redLineWithREADME(exceptionREADME)
 				reclaim(c.m, c.files)
-				c.files[c.m.Static.Evidence[assemble.RoleREADME]] = []byte(strings.Replace(exceptionREADME, "## Permissions\n\n", "## Permissions\n\n````\n```\n", 1) + "````\n")
+				c.files[c.m.Static.Evidence[manifest.RoleREADME]] = []byte(strings.Replace(exceptionREADME, "## Permissions\n\n", "## Permissions\n\n````\n```\n", 1) + "````\n")
 			}},
 		{name: "dependency_relative_path", class: V, field: "static.report.clauses[11].status", verdict: "pass",
 			desc: "package.json depends on ../kernel, which npm installs from the file system (npm-package-arg reads it as a directory), and 5.3.2 is still recorded conforming, as a reader of only file: and / derives it",
 			edit: func(c *lieCtx) {
-				c.replaceIn(c.m.Static.Evidence[assemble.RoleMetadata], `"engines": {`, `"dependencies": {"my-kernel": "../kernel"},
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"engines": {`, `"dependencies": {"my-kernel": "../kernel"},
   "engines": {`)
 			}},
 		{name: "dependency_workspace_protocol", class: V, field: "static.report.clauses[11].status", verdict: "pass",
 			desc: "package.json depends on Workspace:^1.0.0, pnpm's local workspace protocol, and 5.3.2 is still recorded conforming",
 			edit: func(c *lieCtx) {
-				c.replaceIn(c.m.Static.Evidence[assemble.RoleMetadata], `"engines": {`, `"dependencies": {"my-kernel": " Workspace:^1.0.0"},
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"engines": {`, `"dependencies": {"my-kernel": " Workspace:^1.0.0"},
   "engines": {`)
 			}},
 		{name: "permission_fullwidth_network", class: V, field: "static.report.clauses[15].status", verdict: "pass",
 			desc: "dsh.permissions declares shell and network in full-width letters, which a consumer folding look-alikes reads as network, and 5.5.3 is still recorded conforming",
 			edit: func(c *lieCtx) {
-				c.replaceIn(c.m.Static.Evidence[assemble.RoleMetadata], `"dsh": {"bundle"`, `"dsh": {"permissions": ["ｎｅｔｗｏｒｋ", "shell"], "bundle"`)
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"dsh": {"bundle"`, `"dsh": {"permissions": ["ｎｅｔｗｏｒｋ", "shell"], "bundle"`)
 			}},
 		{name: "files_patch_directory_only", class: V, field: "static.report.clauses[10].status", verdict: "pass",
 			desc: "files lists cordis.patch.yml/ with a trailing slash, a directory-only pattern by which npm-packlist leaves the patch file out, and 5.3.1 is still recorded conforming",
 			edit: func(c *lieCtx) {
-				c.replaceIn(c.m.Static.Evidence[assemble.RoleMetadata], `"cordis.patch.yml"]`, `"cordis.patch.yml/"]`)
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"cordis.patch.yml"]`, `"cordis.patch.yml/"]`)
 			}},
 	}
 }
@@ -86,9 +86,9 @@ const exceptionREADME = "# hello-dsh-plugin\n\n## Permissions\n\n" +
 // redLineWithREADME declares network and shell in the metadata and adds
 // readme as the bundle's README.
 func (c *lieCtx) redLineWithREADME(readme string) {
-	c.replaceIn(c.m.Static.Evidence[assemble.RoleMetadata], `"dsh": {"bundle"`, `"dsh": {"permissions": ["network", "shell"], "bundle"`)
-	p := assemble.StaticPath(assemble.RoleREADME)
-	c.m.Static.Evidence[assemble.RoleREADME] = p
+	c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"dsh": {"bundle"`, `"dsh": {"permissions": ["network", "shell"], "bundle"`)
+	p := manifest.StaticPath(manifest.RoleREADME)
+	c.m.Static.Evidence[manifest.RoleREADME] = p
 	c.files[p] = []byte(readme)
 }
 
@@ -111,7 +111,7 @@ var consumerVariants = []struct {
 		}},
 	{"variant_metadata_files_anchored", "valid: files lists /cordis.patch.yml, anchored at the package root, which npm-packlist reads as cordis.patch.yml", "pass",
 		func(c *lieCtx) {
-			c.replaceIn(c.m.Static.Evidence[assemble.RoleMetadata], `"cordis.patch.yml"]`, `"/cordis.patch.yml"]`)
+			c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"cordis.patch.yml"]`, `"/cordis.patch.yml"]`)
 		}},
 	{"variant_metadata_repeated_same", "valid: static/package.json repeats its version with the same bytes and is written with tabs and CRLF line ends, which JSON.parse reads as the plain form", "pass",
 		func(c *lieCtx) {
