@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/internal/oracle"
+	"github.com/dshaudit/dshaudit/internal/testutil/oracle"
 )
 
 // TestTarballAsNodeTar is the differential test of the tarball reading

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/internal/jsonwalk"
-	"github.com/dshaudit/dshaudit/internal/oracle"
+	"github.com/dshaudit/dshaudit/internal/testutil/oracle"
 )
 
 // TestProfileAsJSONParse is the differential test of T1's reading of the

@@ -6,7 +6,7 @@
 # which npm reads dependency specifiers with, and tar, the
 # archive reader npm's pacote extracts package tarballs with — into
 # $DSHAUDIT_ORACLES (default ~/.cache/dshaudit/oracles), where
-# internal/oracle finds them. Idempotent: an install whose lockfile is
+# internal/testutil/oracle finds them. Idempotent: an install whose lockfile is
 # the committed one is reused. Exit 3 when npm is missing and cannot be
 # installed.
 set -euo pipefail

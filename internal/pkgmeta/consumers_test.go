@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/internal/jsonwalk"
-	"github.com/dshaudit/dshaudit/internal/oracle"
+	"github.com/dshaudit/dshaudit/internal/testutil/oracle"
 )
 
 // TestNamesAsJSONParse is the differential test of Names against its

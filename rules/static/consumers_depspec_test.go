@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/dshaudit/dshaudit/internal/oracle"
+	"github.com/dshaudit/dshaudit/internal/testutil/oracle"
 )
 
 // TestDependencySpecsAsNPA is the differential test of 5.3.2's reading

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/internal/jsonwalk"
-	"github.com/dshaudit/dshaudit/internal/oracle"
+	"github.com/dshaudit/dshaudit/internal/testutil/oracle"
 )
 
 // TestPackageJSONAsJSONParse is the differential test of T0's reading of

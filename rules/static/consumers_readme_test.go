@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dshaudit/dshaudit/internal/oracle"
+	"github.com/dshaudit/dshaudit/internal/testutil/oracle"
 )
 
 // TestREADMEAsCommonMark is the differential test of the README reading
