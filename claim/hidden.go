@@ -212,6 +212,15 @@ func (s *hider) hiddenAt(i int) (from, to, end int, kind string) {
 			return rest, rest, rest + 2, inComment
 		}
 		if k := strings.Index(t[rest:], "-->"); k >= 0 {
+			if blankLineIn(t[rest:rest+k]) && !s.commentBlockStart(i) {
+				// The comment is raw HTML inside a paragraph or another
+				// HTML block, which ends at the blank line; CommonMark
+				// then renders the "-->" after it as text (--&gt;), which
+				// closes nothing, so the page hides everything after:
+				// erring towards hiding, it runs to the end
+				// (TestDeclarationsShownByCommonMark found it).
+				return rest, len(t), len(t), inComment
+			}
 			return rest, rest + k, rest + k + 3, inComment
 		}
 		return rest, len(t), len(t), inComment
@@ -238,6 +247,13 @@ func (s *hider) hiddenAt(i int) (from, to, end int, kind string) {
 				return i + 1, len(t), len(t), inElement
 			}
 			e += k
+			if blankLineIn(t[k:e]) && (name == "template" || !s.commentBlockStart(i)) {
+				// As for a comment: the end tag after a blank line is
+				// text CommonMark escapes, which closes nothing (a
+				// script or style block, type 1, at a block start runs
+				// to its end tag across blank lines).
+				return i + 1, len(t), len(t), inElement
+			}
 			if g := strings.IndexByte(t[e:], '>'); g >= 0 {
 				return i + 1, e + g, e + g + 1, inElement
 			}
@@ -371,6 +387,33 @@ func (s *hider) closing(i, limit int, close byte) int {
 		}
 	}
 	return -1
+}
+
+// commentBlockStart reports whether the "<!--" (or "<script", "<style")
+// at i opens a CommonMark HTML block (type 2, or 1, which runs to the
+// line holding "-->", or the end tag, across blank lines): first on its
+// line after up to three spaces, and not inside an HTML block that a
+// line starting with "<" just before it opened.
+func (s *hider) commentBlockStart(i int) bool {
+	k := s.lineOf(i)
+	if pre := s.t[s.starts[k]:i]; len(pre) > 3 || strings.Trim(pre, " ") != "" {
+		return false
+	}
+	if k == 0 {
+		return true
+	}
+	prev := strings.TrimLeft(s.t[s.starts[k-1]:s.starts[k]], " ")
+	return strings.TrimSpace(prev) == "" || !strings.HasPrefix(prev, "<")
+}
+
+// blankLineIn reports whether text holds an empty or blank line.
+func blankLineIn(text string) bool {
+	for _, l := range strings.Split(text, "\n")[1:] {
+		if strings.TrimSpace(l) == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // lineStart reports whether offset i starts its line's text: only space,

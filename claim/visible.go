@@ -38,12 +38,14 @@ type hiddenPart struct {
 // Where text hides from a reader of the rendered page (SPEC.md "Reading
 // the text").
 const (
-	inComment    = "an HTML comment"
-	inTag        = "an HTML tag (an attribute such as title or alt)"
-	inElement    = "a script, style or template element"
-	inImage      = "an image (its alt text, destination or title)"
-	inLinkTarget = "a link's destination or title"
-	inDefinition = "a link reference definition"
+	inComment          = "an HTML comment"
+	inTag              = "an HTML tag (an attribute such as title or alt)"
+	inElement          = "a script, style or template element"
+	inImage            = "an image (its alt text, destination or title)"
+	inLinkTarget       = "a link's destination or title"
+	inDefinition       = "a link reference definition"
+	inInfoString       = "a code fence's info string"
+	inDeclarationBlock = "an HTML declaration block (\"<!\" and a letter, which CommonMark 0.31 hides and earlier renderers show)"
 )
 
 // read splits text into lines, takes what a rendered page does not show
@@ -51,6 +53,8 @@ const (
 func read(text string) page {
 	raw := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	vis, hid := splitHidden(raw)
+	hideInfoStrings(vis, hid)
+	hideDeclarationBlocks(vis, hid)
 	p := page{visible: make([]string, len(raw)), forms: make([]lineForms, len(raw)), hidden: make([][]hiddenPart, len(raw)), bidi: make([]bool, len(raw))}
 	for i := range raw {
 		p.visible[i] = normalise(vis[i])
@@ -62,6 +66,112 @@ func read(text string) page {
 		p.bidi[i] = !isASCII(raw[i]) && strings.ContainsFunc(raw[i], isBidiControl)
 	}
 	return p
+}
+
+// hideInfoStrings moves the info string of each line that opens a
+// fenced code block out of the visible text: a CommonMark renderer
+// shows none of it (the first word becomes a class attribute), so a
+// declaration there is not one a reader sees (SPEC.md "Reading the
+// text", "Consumers"; TestDeclarationsShownByCommonMark found it). A
+// fence opens at up to three spaces of indentation with three or more
+// backticks or tildes (an info string after backticks holds none) and
+// closes at a line of at least as many of the same character and
+// nothing else; fences inside lists and quotes are not tracked, which
+// leaves their info strings visible and so read, never hidden from the
+// check.
+func hideInfoStrings(vis []string, hid [][]hiddenPart) {
+	var open byte
+	openLen := 0
+	for i, line := range vis {
+		t := line
+		n := 0
+		for n < 3 && strings.HasPrefix(t, " ") {
+			t, n = t[1:], n+1
+		}
+		if len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+			continue
+		}
+		c := t[0]
+		run := 0
+		for run < len(t) && t[run] == c {
+			run++
+		}
+		if run < 3 {
+			continue
+		}
+		info := t[run:]
+		if open != 0 {
+			if c == open && run >= openLen && strings.TrimSpace(info) == "" {
+				open = 0
+			}
+			continue
+		}
+		if c == '`' && strings.Contains(info, "`") {
+			continue // not a fence: an inline code span
+		}
+		open, openLen = c, run
+		if strings.TrimSpace(info) != "" {
+			vis[i] = line[:len(line)-len(info)]
+			hid[i] = append(hid[i], hiddenPart{text: info, span: -1 - i, kind: inInfoString})
+		}
+	}
+}
+
+// hideDeclarationBlocks moves out of the visible text what CommonMark
+// 0.31 reads as an HTML declaration, "<!" and an ASCII letter up to the
+// next ">": a block (type 4) at the start of a line, to the first line
+// holding ">" or the end of the text; raw inline HTML elsewhere, across
+// lines to a blank line at the latest (erring towards hiding). Renderers following 0.31 hide it, others (0.29 wanted an
+// upper-case letter) show it, so a declaration there is flagged, never
+// believed (SPEC.md "Consumers", M4; TestDeclarationsShownByCommonMark
+// found both).
+func hideDeclarationBlocks(vis []string, hid [][]hiddenPart) {
+	for i := 0; i < len(vis); i++ {
+		p := declarationStart(vis[i])
+		if p < 0 {
+			continue
+		}
+		span := -1 - len(vis) - i
+		block := strings.TrimLeft(vis[i][:p], " ") == "" && p <= 3 // a type 4 block runs past blank lines
+		for j := i; j < len(vis); j++ {
+			from := 0
+			if j == i {
+				from = p
+			}
+			if j > i && !block && strings.TrimSpace(vis[j]) == "" {
+				i = j
+				break
+			}
+			rest := vis[j][from:]
+			end := strings.IndexByte(rest, '>')
+			cut := len(rest)
+			if end >= 0 {
+				cut = end + 1
+			}
+			hid[j] = append(hid[j], hiddenPart{text: rest[:cut], span: span, kind: inDeclarationBlock})
+			vis[j] = vis[j][:from] + rest[cut:]
+			if end >= 0 {
+				i = j - 1 // the rest of the line may open another
+				break
+			}
+		}
+	}
+}
+
+// declarationStart is the offset of the first "<!" and an ASCII letter
+// in s, or -1.
+func declarationStart(s string) int {
+	for k := strings.Index(s, "<!"); k >= 0; {
+		if k+2 < len(s) && isASCIILetter(s[k+2]) {
+			return k
+		}
+		n := strings.Index(s[k+2:], "<!")
+		if n < 0 {
+			return -1
+		}
+		k += 2 + n
+	}
+	return -1
 }
 
 func isBidiControl(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }

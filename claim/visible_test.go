@@ -171,3 +171,30 @@ func TestReordered(t *testing.T) {
 		}
 	}
 }
+
+// What a CommonMark renderer does not show is no declaration (SPEC.md
+// "Reading the text", "Consumers"): a fence's info string, an HTML
+// declaration block, a comment whose "-->" CommonMark renders as text.
+func TestRenderedDeclarationsOnly(t *testing.T) {
+	decl := "Conforms to DSHIO/T 10—2026 (baseline DSH 0.2.2-rc.1, static layer only)"
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{decl + "\n", 1},
+		{"```\n" + decl + "\n```\n", 1},               // code is shown
+		{"~~~ " + decl + "\n~~~\n", 0},                // the info string is not
+		{"```` x\n``` " + decl + "\n````\n", 1},       // inside the fence it is content
+		{"<!x\n" + decl + "\n>\n", 0},                 // CommonMark 0.31 hides a declaration block
+		{"text <!x " + decl + " >\n", 0},              // and inline
+		{"</span>\n<!--\n\n-->\n\n" + decl + "\n", 0}, // the -->, in a paragraph, closes nothing
+		{"<!--\nnote\n\n-->\n\n" + decl + "\n", 1},    // a comment block runs across blank lines
+	} {
+		if got := len(Parse(c.text)); got != c.want {
+			t.Errorf("%q: %d declarations parsed, want %d", c.text, got, c.want)
+		}
+	}
+	if r := Check("~~~ "+decl+"\n~~~\n", Facts{}, ""); !slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Kind == KindForbidden }) {
+		t.Errorf("a declaration in an info string is not flagged: %+v", r)
+	}
+}
