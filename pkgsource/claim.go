@@ -31,16 +31,14 @@ func TarballClaim(tgz []byte, maxFile int64) (readme []byte, readmePath, name, v
 	if err != nil {
 		return nil, "", "", "", err
 	}
-	readmePath = pickReadme(idx.Files)
+	readmePath, err = chooseReadme(idx)
+	if err != nil {
+		return nil, "", "", "", err
+	}
 	if readmePath == "" {
 		return nil, "", "", "", fmt.Errorf("%w: no README at the package root", ErrBadTarball)
 	}
 	readme = idx.Read[readmePath]
-	for _, f := range idx.Files {
-		if _, ok := readmeRank(f); ok && f != readmePath && !bytes.Equal(idx.Read[f], readme) {
-			return nil, "", "", "", fmt.Errorf("%w: %s and %s are both READMEs with different texts, and npm, the registry and code hosts choose between them differently", ErrClaimAmbiguous, readmePath, f)
-		}
-	}
 	pj, ok := idx.Read["package.json"]
 	if !ok {
 		return readme, readmePath, "", "", nil
@@ -58,4 +56,18 @@ func TarballClaim(tgz []byte, maxFile int64) (readme []byte, readmePath, name, v
 	name, _ = nameV.(string)
 	version, _ = versionV.(string)
 	return readme, readmePath, name, version, nil
+}
+
+// chooseReadme is the README at the package root (pickReadme), or ""
+// when there is none; several README files of different texts are
+// refused (ErrClaimAmbiguous): npm takes the first Markdown one, code
+// hosts README.md first, others README (SPEC.md "Consumers", T4).
+func chooseReadme(idx *TarIndex) (string, error) {
+	p := pickReadme(idx.Files)
+	for _, f := range idx.Files {
+		if _, ok := readmeRank(f); ok && p != "" && f != p && !bytes.Equal(idx.Read[f], idx.Read[p]) {
+			return "", fmt.Errorf("%w: %s and %s are both READMEs with different texts, and npm, the registry and code hosts choose between them differently", ErrClaimAmbiguous, p, f)
+		}
+	}
+	return p, nil
 }

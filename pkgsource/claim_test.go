@@ -46,3 +46,20 @@ func TestTarballClaim(t *testing.T) {
 		t.Errorf("second gzip member: %v", err)
 	}
 }
+
+// T0's README is not read when the tarball holds several of different
+// texts (SPEC.md "Consumers", T4): the runner warns, and T0 registers
+// no exception.
+func TestFetchedReadmeAmbiguous(t *testing.T) {
+	f := &Fetched{Tarball: buildTgz(t, entry{Name: "package/README.md", Body: "a"}, entry{Name: "package/README", Body: "b"})}
+	if _, err := f.readTarball(Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if f.README != nil || len(f.Warnings) == 0 {
+		t.Errorf("README %q, warnings %q", f.README, f.Warnings)
+	}
+	f = &Fetched{Tarball: buildTgz(t, entry{Name: "package/README.md", Body: "a"}, entry{Name: "package/readme.txt", Body: "a"})}
+	if _, err := f.readTarball(Limits{}); err != nil || string(f.README) != "a" || f.ReadmePath != "README.md" {
+		t.Errorf("same text twice: %q %q %v", f.README, f.ReadmePath, err)
+	}
+}

@@ -315,7 +315,13 @@ func (f *Fetched) readTarball(lim Limits) (*TarIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tarball of %q@%q: %w", f.Name, f.Version, err)
 	}
-	if rm := pickReadme(idx.Files); rm != "" {
+	rm, err := chooseReadme(idx)
+	switch {
+	case err != nil:
+		// T0 reads no README, so registers no exception (SPEC.md
+		// "Consumers", T4): which text a reader sees is not known.
+		f.warn("the README is not read: %v", err)
+	case rm != "":
 		f.README, f.ReadmePath = idx.Read[rm], rm
 	}
 	return idx, nil
