@@ -50,6 +50,26 @@ func (it filesItem) includes(p string) bool {
 	return covers(it.path, p)
 }
 
+// excludes reports whether npm-packlist may leave the file p out
+// through the negated item (without its "!"): where includes would
+// include it, or, for a pattern without a slash, which gitignore
+// matches against every path component at any depth, where it matches
+// one of p's components (TestFilesAsNPMPacklist found it).
+func (it filesItem) excludes(p string) bool {
+	if it.includes(p) {
+		return true
+	}
+	if strings.Contains(it.path, "/") || it.path == "" {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if ok, err := path.Match(it.path, seg); err == nil && ok || seg == it.path {
+			return true
+		}
+	}
+	return false
+}
+
 // covers reports whether a files item includes the file at p (both
 // normalised): equal, a directory prefix of p, a path.Match glob matching p
 // or one of its parent directories, or a "**" pattern whose part before
@@ -165,7 +185,7 @@ func check531(s *state) ClauseResult {
 		probs = append(probs, "no item covers the patch file "+quote(s.patchPath))
 	}
 	for _, n := range negated {
-		if n.includes(s.patchPath) {
+		if n.excludes(s.patchPath) {
 			// npm-packlist keeps a file named exactly as a strict
 			// requirement, whatever follows, and applies the other items
 			// in order: which wins depends on files T0 does not see.
