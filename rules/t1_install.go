@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"

@@ -441,3 +441,25 @@ func TestOptionalFieldsTypedAsJSYAML(t *testing.T) {
 		}
 	}
 }
+// TestFilesAsPacklist: files items read as npm-packlist reads them
+// (SPEC.md "Consumers", D5).
+func TestFilesAsPacklist(t *testing.T) {
+	for _, c := range []struct {
+		files string
+		want  Status
+	}{
+		{`["lib","cordis.patch.yml"]`, Conforming},
+		{`["lib","/cordis.patch.yml"]`, Conforming},
+		{`["lib","./cordis.patch.yml"]`, Conforming},
+		{`["lib","cordis.patch.yml/"]`, NonConforming}, // a directory-only pattern: the file is left out
+		{`["lib","././cordis.patch.yml"]`, NonConforming},
+		{`["lib","*.yml","!cordis.patch.yml"]`, NonConforming},
+		{`["lib","cordis.patch.yml","!/cordis.patch.yml"]`, NonConforming},
+		{`["lib","cordis.patch.yml","!other.yml"]`, Conforming},
+	} {
+		pkg := `{"main":"lib/x.js","files":` + c.files + `,"dsh":{"bundle":{"patch":"./cordis.patch.yml"}}}`
+		if got := clause(t, Input{PackageJSON: []byte(pkg), Patch: []byte(okPatch)}, "5.3.1"); got.Status != c.want {
+			t.Errorf("files %s: %s, want %s: %s", c.files, got.Status, c.want, got.Message)
+		}
+	}
+}
