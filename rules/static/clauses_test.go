@@ -441,6 +441,7 @@ func TestOptionalFieldsTypedAsJSYAML(t *testing.T) {
 		}
 	}
 }
+
 // TestFilesAsPacklist: files items read as npm-packlist reads them
 // (SPEC.md "Consumers", D5).
 func TestFilesAsPacklist(t *testing.T) {
