@@ -40,6 +40,11 @@ type KeylessPolicy struct {
 	// InsecureIgnoreSCT does not require a signed certificate timestamp
 	// in the certificate. Public-good Fulcio always embeds one.
 	InsecureIgnoreSCT bool
+	// InsecureIgnoreTlog does not require a transparency log entry, for
+	// bundles signed without a log: only an RFC 3161 timestamp then
+	// proves when the certificate signed, and nothing makes the
+	// signature publicly auditable.
+	InsecureIgnoreTlog bool
 }
 
 // maxTrustedRootSize bounds a trusted_root.json file.
@@ -100,15 +105,18 @@ func (p Policy) validate() error {
 // decision is "this key signed it", which is checkable offline forever.
 //
 // Keyless: the certificate is short-lived, so a trusted time inside its
-// window is required: at least one transparency log entry (inclusion
-// proof checked against the trusted root's Rekor key) and one observer
-// timestamp (Rekor integrated time or RFC 3161 TSA), plus an SCT unless
-// waived.
+// window is required: at least one observer timestamp (Rekor integrated
+// time or RFC 3161 TSA) and one transparency log entry (inclusion proof
+// checked against the trusted root's Rekor key), plus an SCT, the last
+// two unless waived.
 func (p Policy) verifierOptions() []verify.VerifierOption {
 	if p.Key != nil {
 		return []verify.VerifierOption{verify.WithNoObserverTimestamps()}
 	}
-	opts := []verify.VerifierOption{verify.WithTransparencyLog(1), verify.WithObserverTimestamps(1)}
+	opts := []verify.VerifierOption{verify.WithObserverTimestamps(1)}
+	if !p.Keyless.InsecureIgnoreTlog {
+		opts = append(opts, verify.WithTransparencyLog(1))
+	}
 	if !p.Keyless.InsecureIgnoreSCT {
 		opts = append(opts, verify.WithSignedCertificateTimestamps(1))
 	}

@@ -15,12 +15,15 @@ import (
 // manifest.json with the manifest's sha256 and whose predicate is pred,
 // has sigstore-go wrap it in a DSSE envelope signed by signer inside a
 // Sigstore bundle v0.3, and returns the bundle as JSON. The result is
-// verified with Verify before it is returned.
+// checked before it is returned: verified with the key policy of a key
+// signer's own key; for a keyless signer, the envelope against the
+// certificate's key and the statement's subject.
 //
 // With an Ed25519 key the output is a pure function of (manifest, pred,
-// key); with ECDSA P-256 the signature, and so the bytes, differ per call
-// (SPEC.md "Signature", "Determinism").
-func Sign(ctx context.Context, manifest []byte, pred Predicate, signer *Signer) ([]byte, error) {
+// key); with ECDSA P-256 the signature, and so the bytes, differ per call;
+// keyless signatures are never reproducible (SPEC.md "Signature",
+// "Determinism").
+func Sign(ctx context.Context, manifest []byte, pred Predicate, signer BundleSigner) ([]byte, error) {
 	if signer == nil {
 		return nil, fmt.Errorf("%w: no signing key", ErrKey)
 	}
@@ -34,7 +37,7 @@ func Sign(ctx context.Context, manifest []byte, pred Predicate, signer *Signer) 
 	if err != nil {
 		return nil, fmt.Errorf("encode statement: %w", err)
 	}
-	pb, err := sign.Bundle(&sign.DSSEData{Data: payload, PayloadType: PayloadType}, keypair{signer}, sign.BundleOptions{Context: ctx})
+	pb, err := signer.signBundle(ctx, &sign.DSSEData{Data: payload, PayloadType: PayloadType})
 	if err != nil {
 		return nil, fmt.Errorf("sign: %w", err)
 	}
@@ -46,7 +49,7 @@ func Sign(ctx context.Context, manifest []byte, pred Predicate, signer *Signer) 
 	if err != nil {
 		return nil, fmt.Errorf("encode bundle: %w", err)
 	}
-	if _, err := Verify(out, manifest, Policy{Key: signer.PublicKey()}); err != nil {
+	if err := signer.selfCheck(out, manifest); err != nil {
 		return nil, fmt.Errorf("self-check of the new signature failed: %w", err)
 	}
 	return out, nil

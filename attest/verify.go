@@ -75,6 +75,15 @@ func Verify(sigJSON, manifest []byte, policy Policy) (*Result, error) {
 		out.CertificateIdentity = c.SubjectAlternativeName
 		out.CertificateIssuer = c.Extensions.Issuer
 		out.Signer = fmt.Sprintf("%s (issuer %s)", c.SubjectAlternativeName, c.Extensions.Issuer)
+		out.Certificate = &signed.Certificate{
+			Identity: c.SubjectAlternativeName, Issuer: c.Extensions.Issuer,
+			SourceRepository: c.Extensions.SourceRepositoryURI, SourceRepositoryRef: c.Extensions.SourceRepositoryRef,
+			SourceRepositoryDigest: c.Extensions.SourceRepositoryDigest,
+			Workflow:               c.Extensions.BuildConfigURI, Trigger: c.Extensions.BuildTrigger, Run: c.Extensions.RunInvocationURI,
+		}
+		if leaf := vc.Certificate(); leaf != nil {
+			out.Certificate.NotBefore, out.Certificate.NotAfter = leaf.NotBefore.UTC(), leaf.NotAfter.UTC()
+		}
 	}
 	return out, nil
 }
@@ -136,7 +145,7 @@ func classify(b *bundle.Bundle, vc verify.VerificationContent, policy Policy, ve
 		return err
 	}
 	if _, err := verifier.Verify(b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), identity...)); err != nil {
-		return fmt.Errorf("%w: %w", ErrUntrustedSigner, err)
+		return fmt.Errorf("%w: %w%s", ErrUntrustedSigner, err, validityContext(b, vc, policy))
 	}
 	// Signature and signer hold; what failed is the subject.
 	if err := st.CheckSubject(manifestDigest); err != nil {
@@ -175,4 +184,28 @@ func (k *PublicKey) trustedMaterial() root.TrustedMaterial {
 		}
 		return root.NewExpiringKey(v, time.Time{}, time.Time{}), nil
 	})
+}
+
+// validityContext says, for a keyless failure, when the certificate was
+// valid and when the trusted timestamp authorities say it signed, so that
+// a timestamp outside the validity is named as such. Empty for a key
+// policy or when there is nothing to say.
+func validityContext(b *bundle.Bundle, vc verify.VerificationContent, policy Policy) string {
+	leaf := vc.Certificate()
+	if policy.Keyless == nil || leaf == nil {
+		return ""
+	}
+	ctx := fmt.Sprintf(" (certificate valid %s to %s", leaf.NotBefore.UTC().Format(time.RFC3339), leaf.NotAfter.UTC().Format(time.RFC3339))
+	ts, _, err := verify.VerifySignedTimestamp(b, policy.Keyless.TrustedMaterial)
+	if err == nil {
+		for _, t := range ts {
+			at := t.Time.UTC()
+			where := "inside"
+			if at.Before(leaf.NotBefore) || at.After(leaf.NotAfter) {
+				where = "OUTSIDE"
+			}
+			ctx += fmt.Sprintf("; RFC 3161 timestamp %s, %s the validity", at.Format(time.RFC3339), where)
+		}
+	}
+	return ctx + ")"
 }

@@ -53,8 +53,8 @@ type Options struct {
 	PackageFile string
 	// Out is where the new bundle is written (atomically).
 	Out string
-	// Signer signs the new bundle.
-	Signer *attest.Signer
+	// Signer signs the new bundle (a key or keyless).
+	Signer attest.BundleSigner
 	// CACert is the host CA bundle T1 trusts ("" for none).
 	CACert string
 	// Tool names this program in the new bundle.

@@ -31,11 +31,11 @@ func DefaultOutName(name, version string) string {
 type Written = bundle.Written
 
 // WriteBundle encodes the manifest canonically, signs it with signer
-// (package attest), and writes the deterministic archive (package
+// (package attest: a key or keyless), and writes the deterministic archive (package
 // bundle) to path atomically: path holds either the complete bundle or
 // what it held before, never a part, also when ctx is cancelled or the
 // disk fills (DESIGN.md "Atomic output and interruption").
-func WriteBundle(ctx context.Context, path string, res *Result, signer *attest.Signer) (*Written, error) {
+func WriteBundle(ctx context.Context, path string, res *Result, signer attest.BundleSigner) (*Written, error) {
 	if res == nil || res.Manifest == nil {
 		return nil, fmt.Errorf("%w: no result to write", ErrEvidence)
 	}

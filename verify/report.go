@@ -3,9 +3,11 @@ package verify
 import (
 	"fmt"
 	"slices"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/manifest"
 )
@@ -36,6 +38,11 @@ type Report struct {
 	// Signer names the key fingerprint or certificate identity, when the
 	// signature verified.
 	Signer string `json:"signer,omitempty"`
+	// Certificate is what a verified keyless signer's certificate says
+	// (identity, issuer, CI extensions, validity); SignedAt are the
+	// verified timestamps of the signature. Absent for key signatures.
+	Certificate *signed.Certificate `json:"certificate,omitempty"`
+	SignedAt    []time.Time         `json:"signed_at,omitempty"`
 	// The fields below are read from the manifest; they are trustworthy
 	// only when Status is "verified".
 	// Package is the manifest's subject, the same object as the run

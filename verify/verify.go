@@ -160,6 +160,9 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		}
 	} else {
 		rep.Signer = res.Signer
+		if res.Certificate != nil {
+			rep.Certificate, rep.SignedAt = res.Certificate, res.Timestamps
+		}
 		sig = res
 	}
 

@@ -20,6 +20,8 @@ type Result struct {
 	// CertificateIdentity and CertificateIssuer are the verified
 	// certificate's SAN and OIDC issuer (keyless policy).
 	CertificateIdentity, CertificateIssuer string
+	// Certificate describes the verified certificate (keyless policy).
+	Certificate *Certificate
 	// ManifestSHA256 is the hex sha256 of the manifest, equal to the
 	// statement's one subject digest.
 	ManifestSHA256 string
@@ -28,4 +30,29 @@ type Result struct {
 	// Timestamps are the verified observer timestamps (transparency log
 	// integrated time, RFC 3161); none for key-signed bundles.
 	Timestamps []time.Time
+}
+
+// Certificate is what a verified Fulcio certificate says about its
+// subject: the identity and issuer the policy matched, and the CI
+// extensions Fulcio derives from the OIDC token's claims (OIDs
+// 1.3.6.1.4.1.57264.1.*; for GitHub Actions the repository, ref, commit,
+// workflow, trigger and run), empty when the token had none. Every value
+// came from the certificate and is shown escaped like any other.
+type Certificate struct {
+	Identity string `json:"identity"`
+	Issuer   string `json:"issuer"`
+	// SourceRepository is the source repository URI (…1.12),
+	// SourceRepositoryRef its ref (…1.14), SourceRepositoryDigest the
+	// commit (…1.13).
+	SourceRepository       string `json:"source_repository,omitempty"`
+	SourceRepositoryRef    string `json:"source_repository_ref,omitempty"`
+	SourceRepositoryDigest string `json:"source_repository_digest,omitempty"`
+	// Workflow is the build config URI (…1.18): the workflow file at its
+	// ref; Trigger the event (…1.20); Run the run invocation URI (…1.21).
+	Workflow string `json:"workflow,omitempty"`
+	Trigger  string `json:"trigger,omitempty"`
+	Run      string `json:"run,omitempty"`
+	// NotBefore and NotAfter bound the certificate's validity.
+	NotBefore time.Time `json:"not_before"`
+	NotAfter  time.Time `json:"not_after"`
 }
