@@ -5,7 +5,9 @@
 # cosign and sigstore-js, pinned, via scripts/setup-thirdparty.sh;
 # a docker daemon of its own via scripts/setup-docker.sh; slurm-wlm and
 # munge, with munged, slurmctld and slurmd started directly, via
-# scripts/setup-slurm.sh), then runs every test, end-to-end ones included
+# scripts/setup-slurm.sh; Fulcio, the timestamp authority, Rekor v2,
+# cosign and an OIDC issuer built from the Go module proxy and started on
+# loopback via scripts/setup-sigstore.sh), then runs every test, end-to-end ones included
 # (DSHAUDIT_E2E=1: a test that needs a real part fails when it is
 # missing), runs the engine, runner and replay tests a second time on
 # docker, and stops the daemons it started. Every step runs even when an
@@ -30,9 +32,11 @@ bash scripts/setup-thirdparty.sh || { echo "test.sh: scripts/setup-thirdparty.sh
 # the GitHub Action (cosign is setup-thirdparty.sh's).
 bash scripts/setup-anchors.sh || { echo "test.sh: scripts/setup-anchors.sh failed" >&2; status=1; }
 
-# A docker daemon of its own and a one-node Slurm on localhost (for the
-# batch end-to-end test, docs/batch.md); both stopped however the tests end.
+# A docker daemon of its own, a one-node Slurm on localhost (for the
+# batch end-to-end test, docs/batch.md) and the Sigstore services (keyless
+# signing); all stopped however the tests end.
 stop_daemons() {
+	bash scripts/setup-sigstore.sh stop
 	bash scripts/setup-slurm.sh stop
 	bash scripts/setup-docker.sh stop
 }
@@ -40,6 +44,8 @@ trap stop_daemons EXIT
 bash scripts/setup-docker.sh start || { echo "test.sh: scripts/setup-docker.sh failed" >&2; status=1; }
 export DOCKER_HOST=unix://${DSHAUDIT_DOCKER_SOCK:-/run/dshaudit-docker.sock}
 bash scripts/setup-slurm.sh start || { echo "test.sh: scripts/setup-slurm.sh failed" >&2; status=1; }
+# The keyless signing tests run against real Sigstore services.
+bash scripts/setup-sigstore.sh start || { echo "test.sh: scripts/setup-sigstore.sh failed" >&2; status=1; }
 
 echo "== go vet"
 go vet ./... || status=1
