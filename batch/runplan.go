@@ -60,10 +60,12 @@ type PlanOptions struct {
 	Scheduler Scheduler
 	// Out is the output directory as given; RunPlan makes it.
 	Out string
-	// SigningKey is the private key every task signs with.
+	// SigningKey is the private key every task signs with; "" when the
+	// tasks sign keylessly (--keyless and its flags are in RunArgs).
 	SigningKey string
 	// Verify verifies each bundle that comes back (with the public half
-	// of SigningKey) and the output directory at the end.
+	// of SigningKey, or the keyless policy) and the output directory at
+	// the end.
 	Verify verify.Options
 	// Registry is the npm registry that resolves specs ("": the default).
 	Registry string
@@ -134,9 +136,13 @@ func RunPlan(ctx context.Context, o PlanOptions) (*PlanResult, error) {
 			return nil, environmentError(fmt.Errorf("image %s: %w", o.Image, err))
 		}
 	}
-	keyAbs, err := filepath.Abs(o.SigningKey)
-	if err != nil {
-		return nil, optionError("--signing-key: %w", err)
+	var signArgs []string
+	if o.SigningKey != "" {
+		keyAbs, err := filepath.Abs(o.SigningKey)
+		if err != nil {
+			return nil, optionError("--signing-key: %w", err)
+		}
+		signArgs = []string{"--signing-key=" + keyAbs}
 	}
 	dir, err := filepath.Abs(o.Out)
 	if err != nil {
@@ -178,7 +184,8 @@ func RunPlan(ctx context.Context, o PlanOptions) (*PlanResult, error) {
 		Dir: dir, WorkDir: cwd, Scheduler: o.Scheduler, Parallel: par, Retries: o.Retries, Backoff: o.Backoff, Poll: o.Poll,
 		Dshaudit: dshaudit, EngineTool: o.ContainerEngine,
 		TaskArgs: func(t Task) []string {
-			return append([]string{t.RunSpec, "--image=" + o.Image, "--signing-key=" + keyAbs, "--out=" + t.Bundle, "--progress=always"}, o.RunArgs...)
+			args := append([]string{t.RunSpec, "--image=" + o.Image}, signArgs...)
+			return append(append(args, "--out="+t.Bundle, "--progress=always"), o.RunArgs...)
 		},
 		Check:    BundleChecker(o.Verify, o.Digest),
 		Progress: o.Progress,

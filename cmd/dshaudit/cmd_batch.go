@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +48,9 @@ type batchOptions struct {
 	// runFlags is their set, to hand each task the ones given.
 	Run      runOptions
 	runFlags *pflag.FlagSet
+	// Trust (a trusted root and an identity rule) verifies what comes
+	// back when the tasks sign keylessly (Sign.Keyless).
+	Trust trustFlags
 }
 
 // BatchMediaType identifies the --json object of `dshaudit batch`.
@@ -89,8 +93,16 @@ as that exact name@version, a local one by its absolute path, which must be
 the same on every node (shared storage).
 
 Resumable: a spec whose bundle is already in DIR and verifies (signature
-with the public half of --signing-key, files, verdicts, same package, same image
-digest) is not run again. A task that fails (exit 3, killed, cancelled,
+with the public half of --signing-key, or with --keyless by --trusted-root
+and the identity rule; files, verdicts, same package, same image digest)
+is not run again.
+
+--keyless: every task signs its bundle with a Fulcio certificate for the
+OIDC identity (SPEC.md "Signature"), each fetching its token when it signs
+(--identity-token FILE, $SIGSTORE_ID_TOKEN, or the GitHub Actions token
+request, all handed to the tasks); --trusted-root with
+--certificate-identity and --certificate-oidc-issuer verifies what comes
+back. A task that fails (exit 3, killed, cancelled,
 lost with its node, a bundle that does not verify) is retried up to
 --retries times, the wait doubling from --retry-backoff. Ctrl-C cancels the
 job (scancel) and waits for its tasks to stop: no half-written bundle.
@@ -130,6 +142,11 @@ Exit codes:
   dshaudit batch ./plugin-a ./plugin-b hello-dsh-plugin@^1 --on local \
       --image dsh-sandbox@sha256:… --signing-key k.pem --out bundles/ --t1-workspace-root
 
+  # keyless, from a GitHub Actions job with id-token: write
+  dshaudit batch plan.txt --on local --image … --keyless --out bundles/ \
+      --trusted-root trusted_root.json --certificate-oidc-issuer https://token.actions.githubusercontent.com \
+      --certificate-identity https://github.com/OWNER/REPO/.github/workflows/audit.yml@refs/heads/main
+
   # run it again: only specs without a verified bundle run
   dshaudit batch plan.txt --on slurm --image … --signing-key k.pem --out bundles/ --t1-workspace-root`,
 		Args: cobra.MinimumNArgs(1),
@@ -140,8 +157,9 @@ Exit codes:
 	}
 	f := c.Flags()
 	f.StringVar(&o.Image, "image", "", "sandbox image NAME[:TAG]@sha256:DIGEST (required)")
-	o.Sign.register(f, "private signing key every task signs with (required; its public half verifies the bundles)")
+	o.Sign.register(f, "private signing key every task signs with (required unless --keyless; its public half verifies the bundles)")
 	o.Sign.registerLegacyKey(f)
+	registerKeylessTrust(f, &o.Trust)
 	f.StringVar(&o.Out, "out", "", "directory for the bundles, on storage every node shares (required)")
 	f.StringVar(&o.On, "on", "local", "engine: local (processes on this machine) or slurm (one array job)")
 	f.IntVar(&o.Parallel, "parallel", 0, "tasks at once (local default: half the CPUs; slurm: the array's %K, default unlimited)")
@@ -209,16 +227,16 @@ func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 	if err := o.Sign.applyLegacyKey(s.ErrOut); err != nil {
 		return err
 	}
-	if o.Image == "" || o.Sign.SigningKey == "" || o.Out == "" {
+	if o.Image == "" || (o.Sign.SigningKey == "" && !o.Sign.Keyless.Keyless) || o.Out == "" {
 		return fmt.Errorf("%w: --image NAME@sha256:DIGEST, --signing-key KEY and --out DIR are required", ErrUsage)
 	}
 	digest, err := batch.ImageDigest(o.Image)
 	if err != nil {
 		return fmt.Errorf("%w: --image: %w (DSHIO/T 21 5.1.2: a tag can be overwritten, a digest cannot)", ErrUsage, err)
 	}
-	signer, err := attest.LoadSigner(o.Sign.SigningKey)
+	signArgs, policy, err := o.signing(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrUsage, o.Sign.flag(), err)
+		return err
 	}
 	if o.Parallel < 0 || o.Retries < 0 || o.Poll <= 0 || o.Backoff < 0 {
 		return fmt.Errorf("%w: --parallel, --retries and --retry-backoff must not be negative, --poll must be positive", ErrUsage)
@@ -238,12 +256,12 @@ func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	vopts := verify.Options{Policy: attest.Policy{Key: signer.PublicKey()}, Limits: bundle.DefaultLimits()}
+	vopts := verify.Options{Policy: policy, Limits: bundle.DefaultLimits()}
 	res, err := batch.RunPlan(ctx, batch.PlanOptions{
 		Entries: entries, Image: o.Image, Digest: digest,
 		ImageSource: src, ContainerEngine: o.Run.Engine, // "auto": the pre-flight accepts podman or docker
 		Scheduler: sched, Out: o.Out, SigningKey: o.Sign.SigningKey, Verify: vopts, Registry: o.Run.Registry,
-		Dshaudit: o.TaskDshaudit, RunArgs: o.taskArgs(),
+		Dshaudit: o.TaskDshaudit, RunArgs: append(signArgs, o.taskArgs()...),
 		Parallel: o.Parallel, Retries: o.Retries, Backoff: o.Backoff, Poll: o.Poll,
 		Probe:    func(dir string) error { return checkOutDir(filepath.Join(dir, "x")) },
 		Progress: func(line string) { fmt.Fprintf(s.ErrOut, "dshaudit batch: %s\n", line) },
@@ -325,4 +343,42 @@ func printBatch(w io.Writer, st termtext.Style, outs []batch.Outcome) {
 		tb.Row(o.State, dash(o.Verdict), line, o.Spec, dash(o.Package), strconv.Itoa(o.Attempts), dash(o.Why))
 	}
 	tb.Write(w, st.Width)
+}
+
+// signing is how the tasks sign and how their bundles are verified: with
+// --signing-key, the key (RunPlan hands it to the tasks; its public half
+// verifies); with --keyless, the keyless flags handed to every task (each
+// task fetches its own token when it signs) and the trusted root with the
+// identity rule given. It returns the extra task arguments and the policy.
+func (o *batchOptions) signing(ctx context.Context) ([]string, attest.Policy, error) {
+	k := &o.Sign.Keyless
+	if !k.Keyless {
+		if err := k.check(); err != nil {
+			return nil, attest.Policy{}, err
+		}
+		if o.Trust.TrustedRoot != "" {
+			return nil, attest.Policy{}, fmt.Errorf("%w: --trusted-root verifies keyless bundles: give it with --keyless", ErrUsage)
+		}
+		signer, err := attest.LoadSigner(o.Sign.SigningKey)
+		if err != nil {
+			return nil, attest.Policy{}, fmt.Errorf("%w: %s: %w", ErrUsage, o.Sign.flag(), err)
+		}
+		return nil, attest.Policy{Key: signer.PublicKey()}, nil
+	}
+	if o.Sign.SigningKey != "" {
+		return nil, attest.Policy{}, fmt.Errorf("%w: give %s or --keyless, not both", ErrUsage, o.Sign.flag())
+	}
+	// Fails now when there is no token or the config is bad.
+	if _, err := k.signer(ctx); err != nil {
+		return nil, attest.Policy{}, err
+	}
+	if o.Trust.TrustedRoot == "" {
+		return nil, attest.Policy{}, fmt.Errorf("%w: --keyless needs --trusted-root and an identity rule to verify the bundles that come back", ErrUsage)
+	}
+	pol, err := o.Trust.policyWith("--key")
+	if err != nil {
+		return nil, attest.Policy{}, err
+	}
+	args, err := k.taskArgs()
+	return args, pol, err
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/termtext"
@@ -42,7 +41,7 @@ type replayOptions struct {
 func newReplayCmd(s *streams) *cobra.Command {
 	o := &replayOptions{}
 	c := &cobra.Command{
-		Use:   "replay BUNDLE (--key PUB | --trusted-root FILE ...) --signing-key KEY [--image-from SOURCE] [--out FILE]",
+		Use:   "replay BUNDLE (--key PUB | --trusted-root FILE ...) (--signing-key KEY | --keyless) [--image-from SOURCE] [--out FILE]",
 		Short: "Re-run a bundle's sequence against its image digest and compare stage by stage",
 		Long: `replay reproduces a run from its bundle: it verifies the original (refusing
 one that does not verify unless --unverified-unsafe), gets the image by the
@@ -83,7 +82,13 @@ Exit codes:
   dshaudit replay pass.dshaudit.tar.zst --key author.pub --signing-key me.key \
       --package-file testdata/plugins/pass --out pass.replay.dshaudit.tar.zst
 
-  dshaudit replay b.dshaudit.tar.zst --key author.pub --signing-key me.key --json`,
+  dshaudit replay b.dshaudit.tar.zst --key author.pub --signing-key me.key --json
+
+  # a keyless original, checked against the workflow that signed it; the
+  # replay signed keylessly too
+  dshaudit replay b.dshaudit.tar.zst --trusted-root trusted_root.json \
+      --certificate-identity https://github.com/OWNER/REPO/.github/workflows/release.yml@refs/tags/v1.2.3 \
+      --certificate-oidc-issuer https://token.actions.githubusercontent.com --keyless`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Bundle = args[0]
@@ -96,7 +101,7 @@ Exit codes:
 	if err := f.MarkHidden("pub"); err != nil {
 		panic(err)
 	}
-	o.Sign.register(f, "private key that signs the new bundle (required)")
+	o.Sign.register(f, "private key that signs the new bundle (required unless --keyless)")
 	f.StringVar(&o.ImageFrom, "image-from", "engine", "engine, registry, oci-layout:DIR or oci-archive:FILE")
 	f.BoolVar(&o.InsecureLoop, "insecure-loopback-registry", false, "with --image-from registry: allow plain HTTP to a loopback registry")
 	f.StringVar(&o.PackageFile, "package-file", "", "the tarball or directory of a local subject")
@@ -150,12 +155,9 @@ func runReplay(ctx context.Context, o *replayOptions, s *streams) error {
 	if err != nil {
 		return fmt.Errorf("%w (%s or --trusted-root verifies the original)", err, keyFlag)
 	}
-	if o.Sign.SigningKey == "" {
-		return fmt.Errorf("%w: --signing-key is required: the new bundle is signed", ErrUsage)
-	}
-	signer, err := attest.LoadSigner(o.Sign.SigningKey)
+	signer, err := o.Sign.Keyless.bundleSigner(ctx, signFlag, o.Sign.SigningKey)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrUsage, signFlag, err)
+		return err
 	}
 	src, err := o.imageSource()
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/manifest"
@@ -45,7 +44,7 @@ type runOptions struct {
 func newRunCmd(s *streams) *cobra.Command {
 	o := &runOptions{}
 	c := &cobra.Command{
-		Use:   "run PACKAGE-SPEC --image NAME@sha256:DIGEST --signing-key KEY [flags]",
+		Use:   "run PACKAGE-SPEC --image NAME@sha256:DIGEST (--signing-key KEY | --keyless) [flags]",
 		Short: "Run T0–T4 for real and write a signed evidence bundle",
 		Long: `run tests one DSH plugin as DSHIO/T 20 describes, under the conditions of
 DSHIO/T 21, and writes everything it observed into a signed, deterministic
@@ -64,6 +63,13 @@ The bundle names the exact version tested (DSHIO/T 10 7.2).
   T2  dsh plugin --profile web list             network none
   T3  dsh --profile web --dump-config           network none
   T4  dsh --profile web, observed for 12 s      network none
+
+The bundle is signed with --signing-key, or with --keyless by a
+short-lived Fulcio certificate for the job's OIDC identity, timestamped
+and logged (SPEC.md "Signature"): the token from --identity-token FILE,
+$SIGSTORE_ID_TOKEN or the GitHub Actions token request, fetched when the
+bundle is signed; the services from --signing-config or --fulcio-url,
+--timestamp-url, --rekor-url (default: the Sigstore public-good instance).
 
 Each command runs in a fresh container of the image pinned by digest, with
 a fresh empty profile per repetition; the sequence stops at the first
@@ -85,9 +91,10 @@ Exit codes:
   0    bundle written, overall verdict pass
   1    bundle written, verdict not pass or unstable; or T0 unresolvable
        (unknown package or version: no bundle)
-  2    usage error (bad flags, image not pinned by digest, bad key)
+  2    usage error (bad flags, image not pinned by digest, bad key, no
+       identity token or signing service for --keyless)
   3    could not run: engine or image missing, registry unreachable, disk
-       full; no bundle
+       full, a Sigstore service refused to sign; no bundle
   130  interrupted: no bundle, no container, no temporary file left`,
 		Example: `  # a local plugin directory, with the -w deviation dsh 0.1.0-rc.8 needs
   dshaudit run ./my-plugin --image dsh-sandbox:1@sha256:… --signing-key dshaudit.key \
@@ -95,7 +102,11 @@ Exit codes:
 
   # a published version, one repetition (recorded as a deviation)
   dshaudit run my-plugin@1.2.3 --image dsh-sandbox:1@sha256:… --signing-key k.pem \
-      --t1-workspace-root --repeat 1 --out my-plugin.dshaudit.tar.zst --json`,
+      --t1-workspace-root --repeat 1 --out my-plugin.dshaudit.tar.zst --json
+
+  # keyless, in a GitHub Actions job with permissions id-token: write
+  dshaudit run my-plugin@1.2.3 --image dsh-sandbox:1@sha256:… --keyless \
+      --t1-workspace-root`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("%w: want exactly one PACKAGE-SPEC, got %d arguments", ErrUsage, len(args))
@@ -109,7 +120,7 @@ Exit codes:
 	}
 	f := c.Flags()
 	f.StringVar(&o.Image, "image", "", "sandbox image NAME[:TAG]@sha256:DIGEST (required; a tag alone is refused)")
-	o.Sign.register(f, "private signing key (PKCS #8 PEM, see dshaudit key generate) (required)")
+	o.Sign.register(f, "private signing key (PKCS #8 PEM, see dshaudit key generate) (required unless --keyless)")
 	o.Sign.registerLegacyKey(f)
 	f.StringVar(&o.Out, "out", "", "bundle file (default <name>-<version>"+manifest.BundleSuffix+" in the current directory)")
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+runner.SummaryMediaType+") instead of the text summary")
@@ -182,15 +193,9 @@ func runRun(ctx context.Context, o *runOptions, s *streams) error {
 	if _, err := engine.ParsePinned(o.Image); err != nil {
 		return fmt.Errorf("%w: --image: %w (DSHIO/T 21 5.1.2: a tag can be overwritten, a digest cannot)", ErrUsage, err)
 	}
-	if err := o.Sign.applyLegacyKey(s.ErrOut); err != nil {
-		return err
-	}
-	if o.Sign.SigningKey == "" {
-		return fmt.Errorf("%w: --signing-key is required: the bundle is signed (create one with dshaudit key generate)", ErrUsage)
-	}
-	signer, err := attest.LoadSigner(o.Sign.SigningKey)
+	signer, err := o.Sign.signer(ctx, s.ErrOut)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrUsage, o.Sign.flag(), err)
+		return err
 	}
 	src, err := o.imageSource()
 	if err != nil {

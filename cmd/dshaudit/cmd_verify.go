@@ -279,6 +279,7 @@ func printVerifyReport(w io.Writer, st termtext.Style, r *verify.Report) {
 	if r.Signer != "" {
 		fmt.Fprintf(w, "signer:       %s\n", st.Field(r.Signer))
 	}
+	printCertificate(w, st, r.Certificate, r.SignedAt)
 	if r.Fingerprint != "" {
 		fmt.Fprintf(w, "fingerprint:  %s\n", st.Field(r.Fingerprint))
 	}

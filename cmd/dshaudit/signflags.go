@@ -1,18 +1,23 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/spf13/pflag"
+
+	"github.com/dshaudit/dshaudit/attest"
 )
 
 // signFlags say how a new bundle is signed: run, replay and batch
 // register the same flags. --signing-key is named so that nobody takes it
 // for the key a verification trusts, which is --key on verify, report
-// and replay.
+// and replay. Keyless are the flags of keyless signing
+// (keylessflags.go), the alternative to the key.
 type signFlags struct {
 	SigningKey string
+	Keyless    keylessFlags
 	// legacyKey is --key, the signing key's old name on run and batch:
 	// hidden, and warned about when given (applyLegacyKey).
 	legacyKey string
@@ -28,9 +33,21 @@ func (o *signFlags) flag() string {
 	return "--signing-key"
 }
 
-// register adds --signing-key; usage says what signs what.
+// register adds --signing-key and the keyless flags; usage says what
+// signs what.
 func (o *signFlags) register(f *pflag.FlagSet, usage string) {
 	f.StringVar(&o.SigningKey, "signing-key", "", usage)
+	o.Keyless.register(f)
+}
+
+// signer is what signs the new bundle: the signing key, or with
+// --keyless a keyless signer; exactly one (a --key of run and batch
+// counts as the signing key, with its warning on errOut).
+func (o *signFlags) signer(ctx context.Context, errOut io.Writer) (attest.BundleSigner, error) {
+	if err := o.applyLegacyKey(errOut); err != nil {
+		return nil, err
+	}
+	return o.Keyless.bundleSigner(ctx, o.flag(), o.SigningKey)
 }
 
 // registerLegacyKey adds --key as the hidden, deprecated name of

@@ -22,6 +22,10 @@ type trustFlags struct {
 	OIDCIssuer          string
 	OIDCIssuerRegexp    string
 	InsecureAnyIdentity bool
+	// InsecureIgnoreSCT and InsecureIgnoreTlog waive the certificate
+	// timestamp and the log entry (keylessflags.go, registerIgnoreSCT).
+	InsecureIgnoreSCT  bool
+	InsecureIgnoreTlog bool
 }
 
 // register adds the trust-policy flags.
@@ -33,6 +37,7 @@ func (o *trustFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&o.OIDCIssuer, "certificate-oidc-issuer", "", "keyless: the exact OIDC issuer")
 	f.StringVar(&o.OIDCIssuerRegexp, "certificate-oidc-issuer-regexp", "", "keyless: a regexp the OIDC issuer must match")
 	f.BoolVar(&o.InsecureAnyIdentity, "insecure-any-identity", false, "keyless: accept any identity the trusted root certifies (unsafe)")
+	registerIgnoreSCT(f, o)
 }
 
 // policy builds the trust policy the flags give.
@@ -65,6 +70,8 @@ func (o *trustFlags) policyWith(keyFlag string) (attest.Policy, error) {
 			OIDCIssuer:          o.OIDCIssuer,
 			OIDCIssuerRegexp:    o.OIDCIssuerRegexp,
 			InsecureAnyIdentity: o.InsecureAnyIdentity,
+			InsecureIgnoreSCT:   o.InsecureIgnoreSCT,
+			InsecureIgnoreTlog:  o.InsecureIgnoreTlog,
 		}
 	}
 	return p, nil
