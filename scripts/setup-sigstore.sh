@@ -24,7 +24,9 @@
 #   TSA          127.0.0.1:$base+3    in-memory signer and chain, NTP monitoring off
 #   Rekor v2     127.0.0.1:$base+4    rekor-tiles, POSIX (local directory) storage
 #
-# $base is $DSHAUDIT_SIGSTORE_PORT_BASE (default 18500). The state (keys,
+# $base is $DSHAUDIT_SIGSTORE_PORT_BASE (default 18500), the namespace
+# $DSHAUDIT_SIGSTORE_NETNS (default dshaudit-sigstore), the cache
+# $DSHAUDIT_CACHE as for scripts/setup.sh. The state (keys,
 # logs, the log's tiles, the written files) is in $cache/sigstore/run and
 # is made afresh by every start. Needs root (ip netns). Cold build of the
 # five programs: about 13 min measured on the shared 2-core VM (fulcio
@@ -46,7 +48,7 @@ TESSERACT_VERSION=v0.1.1
 cache=${DSHAUDIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dshaudit}
 bin=$cache/sigstore/bin
 state=$cache/sigstore/run
-ns=dshaudit-sigstore
+ns=${DSHAUDIT_SIGSTORE_NETNS:-dshaudit-sigstore}
 base=${DSHAUDIT_SIGSTORE_PORT_BASE:-18500}
 oidc_port=$base
 fulcio_port=$((base + 1))
