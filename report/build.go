@@ -87,6 +87,8 @@ func header(rep *verify.Report) *Page {
 		Verified:     rep.OK(),
 		Status:       string(rep.Status),
 		Signer:       rep.Signer,
+		Certificate:  rep.Certificate,
+		SignedAt:     rep.SignedAt,
 		Findings:     rep.Findings,
 	}
 	p.Title = "dshaudit report: " + rep.PackageID()

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"time"
+
+	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/dshaudit/dshaudit/claim"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules/static"
@@ -17,7 +20,11 @@ type Page struct {
 	Verified bool
 	Status   string
 	Signer   string
-	Findings []verify.Finding
+	// Certificate and SignedAt are a verified keyless signer's
+	// certificate (CI extensions, validity) and verified timestamps.
+	Certificate *signed.Certificate
+	SignedAt    []time.Time
+	Findings    []verify.Finding
 	// Headline is the page's first line: the verification and the
 	// verdict together, the verdict the louder.
 	Headline Headline

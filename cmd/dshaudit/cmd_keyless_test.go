@@ -74,6 +74,14 @@ func TestKeylessCLIEndToEnd(t *testing.T) {
 		t.Errorf("--json certificate %+v signed_at %v", rep.Certificate, rep.SignedAt)
 	}
 
+	// report: the same signer and workflow on the page.
+	page := filepath.Join(dir, "page.html")
+	if code, _, errs := runRunCLI(t, append(append([]string{"report", orig, "-o", page}, trust...), rule...)...); code != ExitOK {
+		t.Errorf("report: exit %d\n%s", code, errs)
+	} else if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "<dt>Workflow</dt><dd class=\"mono\">https://github.com/dshaudit-e2e/hello-plugin/.github/workflows/release.yml@refs/tags/v1.0.0</dd>") {
+		t.Errorf("report page lacks the workflow: %v", err)
+	}
+
 	// Another identity or issuer: exit 1, naming what was expected and
 	// what the certificate holds.
 	for _, tc := range []struct {
