@@ -29,10 +29,9 @@
 # $DSHAUDIT_CACHE as for scripts/setup.sh. The state (keys,
 # logs, the log's tiles, the written files) is in $cache/sigstore/run and
 # is made afresh by every start. Needs root (ip netns). Cold build of the
-# five programs: about 13 min measured on the shared 2-core VM (fulcio
-# 90 s, timestamp-server 196 s, rekor-server 164 s, cosign 312 s,
-# tesseract under a minute after those; GOMODCACHE partly warm); cached
-# start: 2–4 s.
+# five programs (cosign shared with scripts/setup-thirdparty.sh): about
+# 13 min on the shared 2-core VM, 23 min from empty Go caches under heavy
+# load (docs/measurements/2026-12-04-keyless.md); cached start: 2–4 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +41,7 @@ FULCIO_VERSION=v1.8.8
 # sigstore-go's own dependencies name.
 TSA_VERSION=v2.1.3
 REKOR_VERSION=v2.3.0
+# The cosign of scripts/setup-thirdparty.sh, shared (see install_all).
 COSIGN_VERSION=v3.1.3
 TESSERACT_VERSION=v0.1.1
 
@@ -95,8 +95,23 @@ install_all() {
 	install timestamp-server github.com/sigstore/timestamp-authority/v2/cmd/timestamp-server "$TSA_VERSION"
 	install rekor-server-posix github.com/sigstore/rekor-tiles/v2/cmd/rekor-server/posix "$REKOR_VERSION"
 	install tesseract-posix github.com/transparency-dev/tesseract/cmd/tesseract/posix "$TESSERACT_VERSION"
-	install cosign github.com/sigstore/cosign/v3/cmd/cosign "$COSIGN_VERSION"
-	ln -sf "cosign-$COSIGN_VERSION" "$bin/cosign"
+	# cosign is the pinned build scripts/setup-thirdparty.sh makes in the
+	# same place (scripts/test.sh runs it first); built here only when
+	# missing, the same way, so one build serves both.
+	local cosign_dir=$cache/tools/cosign-$COSIGN_VERSION
+	if [[ ! -x $cosign_dir/cosign ]]; then
+		local start
+		start=$(date +%s)
+		log "building github.com/sigstore/cosign/v3/cmd/cosign@$COSIGN_VERSION (from the Go module proxy)"
+		rm -rf "$cosign_dir.partial"
+		mkdir -p "$cosign_dir.partial"
+		GOFLAGS=-mod=mod GOBIN=$cosign_dir.partial nice -n 10 go install "github.com/sigstore/cosign/v3/cmd/cosign@$COSIGN_VERSION" ||
+			die "go install github.com/sigstore/cosign/v3/cmd/cosign@$COSIGN_VERSION failed"
+		rm -rf "$cosign_dir"
+		mv "$cosign_dir.partial" "$cosign_dir"
+		log "built cosign $COSIGN_VERSION in $(($(date +%s) - start)) s"
+	fi
+	ln -sf "$cosign_dir/cosign" "$bin/cosign"
 	go build -o "$bin/sigstore-e2e" ./tools/sigstore-e2e || die "go build ./tools/sigstore-e2e failed"
 }
 
