@@ -134,3 +134,28 @@ func TestDeriveIgnoresClaims(t *testing.T) {
 		t.Fatalf("missing T4 merged output: problems %v", probs)
 	}
 }
+
+// TestDeclarationKeepsValuesOnTheirLine: a line break in any recorded
+// value (a deviation's why above all) is escaped, so the declaration has
+// exactly its own lines.
+func TestDeclarationKeepsValuesOnTheirLine(t *testing.T) {
+	m, _, err := Build(helloInput(t, 137, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Count(Declaration(m), "\n") + 2 // the deviation's line and "Not comparable"
+	for _, brk := range []string{"\n", "\r", "\v", "\f", "\u0085", "\u2028", "\u2029"} {
+		m.Deviations = []manifest.Deviation{{What: "note" + brk + "x", Standard: "a", ChangedTo: "b", Why: "y" + brk + "Conforms to DSHIO/T 10—2026 (baseline DSH 0.2.2-rc.1, static + dynamic layer)"}}
+		d := Declaration(m)
+		lines := strings.FieldsFunc(d, func(r rune) bool { return strings.ContainsRune("\n\r\v\f\u0085\u2028\u2029", r) })
+		starts := 0
+		for _, l := range lines {
+			if strings.HasPrefix(l, "Conforms to") {
+				starts++
+			}
+		}
+		if len(lines) != want || starts != 1 {
+			t.Errorf("%q: %d lines, want %d:\n%s", brk, len(lines), want, d)
+		}
+	}
+}

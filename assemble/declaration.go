@@ -26,14 +26,15 @@ func Declaration(m *manifest.Manifest) string {
 		scope = "static + dynamic layer"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Conforms to DSHIO/T 10—2026 (baseline DSH %s, %s)\n", m.Baseline, scope)
-	fmt.Fprintf(&b, "Package: %s@%s\n", m.Subject.Name, m.Subject.Version)
-	fmt.Fprintf(&b, "Tested: %s\n", m.TestDate)
+	v := oneLine
+	fmt.Fprintf(&b, "Conforms to DSHIO/T 10—2026 (baseline DSH %s, %s)\n", v(m.Baseline), scope)
+	fmt.Fprintf(&b, "Package: %s@%s\n", v(m.Subject.Name), v(m.Subject.Version))
+	fmt.Fprintf(&b, "Tested: %s\n", v(m.TestDate))
 	if m.Fingerprint != "" {
-		fmt.Fprintf(&b, "Environment fingerprint: %s\n", m.Fingerprint)
+		fmt.Fprintf(&b, "Environment fingerprint: %s\n", v(m.Fingerprint))
 	}
 	for _, d := range m.Deviations {
-		fmt.Fprintf(&b, "Condition deviation: %s: %s changed to %s (%s)\n", d.What, d.Standard, d.ChangedTo, d.Why)
+		fmt.Fprintf(&b, "Condition deviation: %s: %s changed to %s (%s)\n", v(d.What), v(d.Standard), v(d.ChangedTo), v(d.Why))
 	}
 	if len(m.Deviations) > 0 {
 		b.WriteString("Not comparable with undeviated reports; not a basis for certification (DSHIO/T 21 8.2)\n")
@@ -47,4 +48,20 @@ func PrintableDeclaration(decl, bundleDigest string) string {
 		return ""
 	}
 	return decl + "Evidence bundle: " + bundleDigest + "\n"
+}
+
+// lineBreaks are the characters a reader (a terminal, a Markdown or
+// Unicode line breaker) may start a new line at.
+var lineBreaks = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\v", `\v`, "\f", `\f`, "\u0085", `\u0085`, "\u2028", `\u2028`, "\u2029", `\u2029`)
+
+// oneLine is a recorded value as the declaration writes it: with every
+// line break escaped, so that no value, the writer's text above all (a
+// deviation's why), becomes a line of its own in the declaration
+// (SPEC.md "Rebuilding the manifest"). Values without one, as every value
+// a run records is, are written as they are.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r\v\f\u0085\u2028\u2029") {
+		return s
+	}
+	return lineBreaks.Replace(s)
 }

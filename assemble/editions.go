@@ -33,6 +33,9 @@ type Edition struct {
 	Ulimits string
 	// Repeat is the repetition count (DSHIO/T 21 5.1.9, DSHIO/T 10 7.4).
 	Repeat int
+	// Published is when the editions were published: no run citing them
+	// can have started before (SPEC.md "Edition facts").
+	Published time.Time
 }
 
 // Edition2026 is fixed by DSHIO/T 10—2026, DSHIO/T 20—2026 and
@@ -50,6 +53,9 @@ var Edition2026 = Edition{
 	Pids:    "256",
 	Ulimits: "nofile=1024:1024 nproc=1024:1024",
 	Repeat:  MinRepeat,
+	// DSHIO/T 20—2026's "Published 2026-11-07"; DSHIO/T 10 and T 21 state
+	// no date and are cited with it (SPEC.md "Edition facts").
+	Published: time.Date(2026, 11, 7, 0, 0, 0, 0, time.UTC),
 }
 
 // Editions are every edition set this tool knows.

@@ -105,6 +105,7 @@ func Check(text string, f Facts, pkg string) Result {
 		declLines[d.Line] = true
 	}
 	res.Findings = append(res.Findings, forbidden(pg.scanned(), declLines, packageName(f.Package))...)
+	res.Findings = append(res.Findings, prose(pg.scanned(), declLines, f)...)
 	res.Findings = append(res.Findings, unread(pg, declLines)...)
 	res.Findings = append(res.Findings, reordered(pg, decls)...)
 	if len(decls) == 0 {

@@ -24,7 +24,9 @@ var (
 	// run is void.
 	// Not a wordStartRE: a match attempt runs on over [^.]* past the
 	// next T5, so trying one at each would be quadratic in a line.
-	t5RE = lazyregexp.New(`(?i)\bT5\b[^.]*\b(pass|passed|ok|conform\w*|verified|result|tested|✅)|\btool[\s-]+invocation\b[^.]*\b(pass|passed|verified|✅)`)
+	// A result is a word or a mark: a table cell "✔" or "100 %" states
+	// one as much as "passed" does.
+	t5RE = lazyregexp.New(`(?i)\bT5\b[^.]*(\b(pass|passed|ok|conform\w*|verified|results?|tested|succe\w*|green|complete\w*|works?)\b|✅|✓|✔|☑|🟢|\b100\s*%)|\btool[\s-]+invocation\b[^.]*(\b(pass|passed|verified|succe\w*|green|complete\w*|works?)\b|✅|✓|✔|☑|🟢|\b100\s*%)`)
 	// DSHIO/T 10 8.1: a conformance claim without standard number,
 	// version, scope and environment.
 	bareClaimRE = lazyregexp.New(`(?i)\b(conforms?|conformant|conformity|compliant|complies)\b[^.]*\bDSHIO\b|\bDSHIO[\s-]+(compliant|conformant|approved)\b`)

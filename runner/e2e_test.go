@@ -106,6 +106,13 @@ func runAndVerify(t *testing.T, env *sandbox.Env, c e2eCase) (*Result, *verify.R
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The verifier's mutation harness mutates real bundles too
+	// (verify.TestMutations -mutate.dir): keep a copy where it is asked.
+	if dir := os.Getenv("DSHAUDIT_E2E_BUNDLES"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, c.name+"-"+filepath.Base(out)), raw, 0o644); err != nil {
+			t.Errorf("%s: keep the bundle for the mutation harness: %v", c.name, err)
+		}
+	}
 	rep, err := verify.Verify(context.Background(), out, bytes.NewReader(raw), verify.Options{Policy: attest.Policy{Key: env.Pub}})
 	if err != nil {
 		t.Fatalf("%s: verify: %v", c.name, err)

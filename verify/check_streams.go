@@ -3,7 +3,9 @@ package verify
 import (
 	"bytes"
 
+	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
 )
 
 // checkStreams ties each executed stage's three streams together: merged
@@ -110,4 +112,66 @@ func commonPrefix(a, b []byte) int {
 		}
 	}
 	return n
+}
+
+// checkStreamReadings re-derives every stage with each stream read on its
+// own (stdout's lines, then stderr's) in place of merged, and reports a
+// stage whose status or verdict then differs (SPEC.md "Streams"): merged
+// may cut a line where a capture chunk ended, so where it places one
+// stream's bytes inside the other's line can hide a line the rules read
+// (a fatal line, the marker, the added dependency) or make one that
+// neither stream holds. Only the first differing stage of a repetition is
+// named: the stages after it differ through propagation.
+func checkStreamReadings(rep *Report, m *manifest.Manifest, trusted map[string][]byte, d assemble.Derived, lim rules.Limits) {
+	alone := make(map[string][]byte, len(trusted))
+	for p, b := range trusted {
+		alone[p] = b
+	}
+	changed := false
+	for _, rp := range m.Repetitions {
+		for _, st := range rp.Stages {
+			if st.ExitCode == nil {
+				continue
+			}
+			out, ok1 := trusted[st.Evidence[manifest.RoleStdout]]
+			errOut, ok2 := trusted[st.Evidence[manifest.RoleStderr]]
+			merged, ok3 := trusted[st.Evidence[manifest.RoleMerged]]
+			if !ok1 || !ok2 || !ok3 {
+				continue
+			}
+			b := make([]byte, 0, len(out)+len(errOut)+1)
+			b = append(b, out...)
+			if len(out) > 0 && out[len(out)-1] != '\n' && len(errOut) > 0 {
+				b = append(b, '\n')
+			}
+			b = append(b, errOut...)
+			if !bytes.Equal(b, merged) {
+				alone[st.Evidence[manifest.RoleMerged]] = b
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return
+	}
+	d2, _ := assemble.Derive(m, alone, lim)
+	for i := range min(len(d.Repetitions), len(d2.Repetitions)) {
+		a, b := d.Repetitions[i].Stages, d2.Repetitions[i].Stages
+		for k := range min(len(a), len(b)) {
+			if a[k].Status == b[k].Status && a[k].Verdict == b[k].Verdict {
+				continue
+			}
+			rep.addf(ClassStreamMismatch, repField(i+1, string(a[k].Stage), "evidence", manifest.RoleMerged), `SPEC.md "Streams"`,
+				"read from merged, %s is %s%s; read from stdout and stderr each on its own, %s%s: where merged places one stream's bytes inside the other's lines changes what the rules read",
+				a[k].Stage, a[k].Status, verdictSuffix(a[k].Verdict), b[k].Status, verdictSuffix(b[k].Verdict))
+			break
+		}
+	}
+}
+
+func verdictSuffix(v rules.Verdict) string {
+	if v == "" {
+		return ""
+	}
+	return " (" + string(v) + ")"
 }

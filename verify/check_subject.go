@@ -1,12 +1,14 @@
 package verify
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest/signed"
+	"github.com/dshaudit/dshaudit/internal/jsonwalk"
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"github.com/dshaudit/dshaudit/internal/pkgmeta"
 	"github.com/dshaudit/dshaudit/manifest"
@@ -50,6 +52,7 @@ func checkSubject(rep *Report, m *manifest.Manifest, files map[string][]byte, si
 	checkInstalledSpec(rep, m, files)
 	if p := m.Static.Evidence[manifest.RoleMetadata]; p != "" {
 		if b, ok := files[p]; ok {
+			checkIntegrity(rep, m, p, b)
 			name, version, err := pkgmeta.Names(b)
 			switch {
 			case err == nil:
@@ -163,4 +166,58 @@ func clipText(s string) string {
 		return s
 	}
 	return s[:runeCut(s, max)] + "…"
+}
+
+// checkIntegrity holds the subject's integrity to the registry's own
+// (SPEC.md "What the verifier cross-checks", class 6): when the metadata
+// carries a dist.integrity, subject.integrity is one of its hashes. The
+// formats themselves are input rules (checkInputs); the sha512 and
+// tarball_sha256 name the same tarball only for replay, which has it.
+func checkIntegrity(rep *Report, m *manifest.Manifest, path string, meta []byte) {
+	sub := m.Subject
+	if _, why := parseIntegrity(sub.Integrity); sub.Integrity == "" || why != "" {
+		return
+	}
+	dist, ok := distIntegrity(meta)
+	if !ok {
+		return // no registry digest: a local package's own package.json
+	}
+	for _, h := range strings.Fields(dist) {
+		if h == sub.Integrity {
+			return
+		}
+	}
+	rep.addf(ClassSubjectMismatch, "subject.integrity", "DSHIO/T 10 7.2", "%q, but the metadata %s gives dist.integrity %q: they name different tarballs", sub.Integrity, path, clipText(dist))
+}
+
+// distIntegrity is the metadata's dist.integrity read as npm reads the
+// document (the last of repeated members), when it is a string.
+func distIntegrity(meta []byte) (string, bool) {
+	doc, rest, err := jsonwalk.First(meta)
+	if err != nil || jsonwalk.Trailing(rest) || len(doc) == 0 || doc[0] != '{' {
+		return "", false
+	}
+	var dist []byte
+	if jsonwalk.Members(doc, func(k, v []byte) bool {
+		if jsonwalk.KeyIs(k, "dist") {
+			dist = v
+		}
+		return true
+	}) != nil || len(dist) == 0 || dist[0] != '{' {
+		return "", false
+	}
+	var integrity []byte
+	if jsonwalk.Members(dist, func(k, v []byte) bool {
+		if jsonwalk.KeyIs(k, "integrity") {
+			integrity = v
+		}
+		return true
+	}) != nil || len(integrity) == 0 || integrity[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(integrity, &s) != nil {
+		return "", false
+	}
+	return s, true
 }

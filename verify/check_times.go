@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"strings"
 	"time"
 
+	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
@@ -127,4 +129,25 @@ func inStageOrder(stages []manifest.Stage) []manifest.Stage {
 		}
 	}
 	return out
+}
+
+// ClockSkewMS is how far after the verifier's clock a run may say it
+// finished: the writer's and the verifier's clocks are different
+// machines' (SPEC.md "Time and process facts").
+const ClockSkewMS = 5 * 60 * 1000
+
+// checkDates holds the run's dates to the editions it cites and to the
+// verifier's clock: a run cannot have started before the editions were
+// published, nor finished after now (SPEC.md "Time and process facts").
+func checkDates(rep *Report, m *manifest.Manifest, now time.Time) {
+	start, errS := time.Parse(time.RFC3339Nano, m.StartedAt)
+	end, errE := time.Parse(time.RFC3339Nano, m.FinishedAt)
+	if ed, ok := assemble.EditionFor(m.Standards); ok && errS == nil && start.Before(ed.Published) {
+		rep.addf(ClassTimeInconsistent, "started_at", "DSHIO/T 20 12.2", "%s is before %s, when the editions it cites (%s) were published",
+			m.StartedAt, ed.Published.Format(time.DateOnly), strings.Join(m.Standards, ", "))
+	}
+	if errE == nil && end.After(now.Add(ClockSkewMS*time.Millisecond)) {
+		rep.addf(ClassTimeInconsistent, "finished_at", `SPEC.md "Time and process facts"`, "%s is after the verifier's clock (the result's now) by more than %d minutes",
+			m.FinishedAt, ClockSkewMS/60000)
+	}
 }

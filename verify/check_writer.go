@@ -2,16 +2,18 @@ package verify
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
 )
 
 // checkWriterFacts cross-checks everything the writer states that the
 // derivation does not recompute (SPEC.md "What the verifier
 // cross-checks"), then lists what remains unverified metadata.
-func checkWriterFacts(rep *Report, m *manifest.Manifest, files map[string][]byte, untrusted map[string]bool, sig *signed.Result, d assemble.Derived) {
+func checkWriterFacts(rep *Report, m *manifest.Manifest, files map[string][]byte, untrusted map[string]bool, sig *signed.Result, d assemble.Derived, now time.Time, lim rules.Limits) {
 	fp := checkFingerprint(rep, m, files)
 	cond := indexConditions(rep, m)
 	l := newLedger(rep, m)
@@ -20,7 +22,11 @@ func checkWriterFacts(rep *Report, m *manifest.Manifest, files map[string][]byte
 	checkEntrySchema(rep, m, fp)
 	checkSequence(rep, m, d, untrusted)
 	checkTimes(rep, m)
+	checkDates(rep, m, now)
 	checkSubject(rep, m, files, sig, d)
+	checkInputs(rep, m)
+	checkOutputFacts(rep, m, files, untrusted)
+	checkDumpAgainstPatch(rep, m, files, lim)
 	listUnverified(rep, m, l.unmatched())
 }
 
@@ -64,6 +70,12 @@ func listUnverified(rep *Report, m *manifest.Manifest, unmatched []int) {
 	}
 	for i, d := range m.Deviations {
 		u(fmt.Sprintf("deviations[%d].why", i), d.Why)
+		if d.Clause != "" {
+			u(fmt.Sprintf("deviations[%d].clause", i), d.Clause)
+		}
+	}
+	if v, ok := m.Settings.TimeoutsMS[timeoutVersionsKey]; ok {
+		u("settings.timeouts_ms.version", fmt.Sprintf("%d ms", v))
 	}
 	for _, i := range unmatched {
 		d := m.Deviations[i]
@@ -75,4 +87,14 @@ func listUnverified(rep *Report, m *manifest.Manifest, unmatched []int) {
 	u("static.installed_size", fmt.Sprint(m.Static.InstalledSize))
 	u("started_at", m.StartedAt)
 	u("finished_at", m.FinishedAt)
+	// Each stage's times and exit status are recorded observations: held
+	// to one another, the settings and the output (SPEC.md "Time and
+	// process facts"), but the clock and the process were the writer's.
+	for i, rp := range m.Repetitions {
+		for _, st := range rp.Stages {
+			if st.ExitCode != nil {
+				u(repField(i+1, st.Stage, "started_at, ended_at, exit_code"), fmt.Sprintf("%s → %s, exit %d", st.StartedAt, st.EndedAt, *st.ExitCode))
+			}
+		}
+	}
 }

@@ -54,6 +54,10 @@ const (
 	ClassFingerprintInvalid Class = "fingerprint-invalid"
 	// ClassForbiddenWord: writer-controlled text claims a certified state.
 	ClassForbiddenWord Class = "forbidden-word"
+	// ClassInputInvalid: a field the rebuild copies from the manifest (an
+	// input) breaks its validation rule: format, bounds, one line of
+	// printable text, a name in ASCII.
+	ClassInputInvalid Class = "input-invalid"
 )
 
 // classOrder ranks classes: the first present decides the status.
@@ -63,7 +67,7 @@ var classOrder = []Class{
 	ClassVerdictMismatch, ClassEvidenceMissing,
 	ClassEditionFact, ClassConditionMismatch, ClassSequenceShape, ClassStreamMismatch,
 	ClassTimeInconsistent, ClassSubjectMismatch, ClassFingerprintInvalid, ClassForbiddenWord,
-	ClassRuleViolation,
+	ClassInputInvalid, ClassRuleViolation,
 }
 
 // Status is the one-line outcome of a verification.

@@ -35,6 +35,9 @@ type Report struct {
 	// BundleSHA256 is the digest of the .tar.zst file as read.
 	BundleSHA256 string `json:"bundle_sha256"`
 	Status       Status `json:"status"`
+	// Now is the verifier's clock the dates were checked against (RFC
+	// 3339, UTC): Options.Now, --now.
+	Now string `json:"now"`
 	// Signer names the key fingerprint or certificate identity, when the
 	// signature verified.
 	Signer string `json:"signer,omitempty"`

@@ -139,7 +139,7 @@ func TestLyingVectorsCoverClasses(t *testing.T) {
 		t.Errorf("%d lying vectors, want at least 40", n)
 	}
 	for _, c := range []Class{ClassEditionFact, ClassConditionMismatch, ClassSequenceShape, ClassStreamMismatch,
-		ClassTimeInconsistent, ClassSubjectMismatch, ClassFingerprintInvalid, ClassForbiddenWord, ClassEvidenceMissing, ClassVerdictMismatch} {
+		ClassTimeInconsistent, ClassSubjectMismatch, ClassFingerprintInvalid, ClassForbiddenWord, ClassEvidenceMissing, ClassVerdictMismatch, ClassInputInvalid} {
 		if per[c] == 0 {
 			t.Errorf("no lying vector of class %s", c)
 		}

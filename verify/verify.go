@@ -11,6 +11,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/attest/signed"
@@ -56,6 +57,10 @@ type Options struct {
 	// report` run it. Each ignores it: its workers already fill the
 	// cores. The report is the same either way.
 	DecodeAhead bool
+	// Now is the verifier's clock, against which a run's dates are
+	// checked (SPEC.md "Time and process facts"); zero: time.Now(). A
+	// caller that gives it (--now) makes the date checks reproducible.
+	Now time.Time
 }
 
 // DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits and refusals").
@@ -113,7 +118,12 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	if src.err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrUnreadable, name, src.err)
 	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	rep := &Report{
+		Now:           now.UTC().Format(time.RFC3339Nano),
 		MediaType:     ResultMediaType,
 		SchemaVersion: ResultSchemaVersion,
 		Bundle:        name,
@@ -211,8 +221,10 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		rep.add(Finding{Class: c, Field: p.Path, Clause: p.Clause, Message: p.Detail})
 	}
 	compare(rep, m, d, untrusted)
-	checkWriterFacts(rep, m, trusted, untrusted, sig, d)
+	checkStreamReadings(rep, m, trusted, d, opts.RuleLimits)
+	checkWriterFacts(rep, m, trusted, untrusted, sig, d, now, opts.RuleLimits)
 	checkRules(rep, m, trusted)
+	checkRebuild(rep, m, arc.RawManifest, trusted, opts.RuleLimits)
 	if rep.Evidence != nil {
 		rep.Evidence.Derived = d
 	}

@@ -117,6 +117,7 @@ Exit codes:
 	f.IntVar(&o.Layout.MaxLines, "max-lines", report.DefaultMaxLines, "show at most this many lines of one evidence file")
 	f.IntVar(&o.Layout.Context, "context", report.DefaultContext, "lines either side of a first_error line that stay open")
 	o.limitFlags.register(f)
+	o.limitFlags.registerClock(f)
 	return c
 }
 
@@ -134,7 +135,11 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 	if o.JSON && o.Out == "" {
 		return fmt.Errorf("%w: --json goes with -o (without it the page itself goes to stdout)", ErrUsage)
 	}
-	opts := verify.Options{Policy: pol, Limits: o.Limits, RuleLimits: o.RuleLimits}
+	now, err := o.clock()
+	if err != nil {
+		return err
+	}
+	opts := verify.Options{Policy: pol, Limits: o.Limits, RuleLimits: o.RuleLimits, Now: now}
 	paths, err := verify.Expand(o.Bundles)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

@@ -142,7 +142,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	opts := verify.Options{Policy: pol, Limits: o.Limits, RuleLimits: o.RuleLimits}
+	opts := verify.Options{Policy: pol, Limits: o.Limits, RuleLimits: o.RuleLimits, Now: now}
 	paths, skipped, err := verify.Walk(o.Bundles)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

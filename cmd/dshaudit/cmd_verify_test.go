@@ -58,6 +58,12 @@ func TestVerifyExitCodes(t *testing.T) {
 		{"small static input limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-static-input", "100"}, 1, "RESULT: verdict mismatch"},
 		{"static input limit at the real files", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-static-input", "4096"}, 0, "RESULT: verified"},
 		{"zero static input limit", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--max-static-input", "0"}, 2, ""},
+		// The pass vector finished on 2026-11-20: a clock of 2026-11-19
+		// has it finish in the future, one of 2026-11-21 does not.
+		{"clock before the run", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--now", "2026-11-19T00:00:00Z"}, 1, "finished_at: 2026-11-20"},
+		{"clock after the run", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--now", "2026-11-21T00:00:00Z"}, 0, "RESULT: verified"},
+		{"clock not RFC 3339", []string{"verify", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--now", "yesterday"}, 2, ""},
+		{"report clock not RFC 3339", []string{"report", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--now", "2026-13-01"}, 2, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, c.args...)
@@ -71,6 +77,17 @@ func TestVerifyExitCodes(t *testing.T) {
 				t.Errorf("usage error without a message on stderr")
 			}
 		})
+	}
+}
+
+// The result records the clock the dates were checked against.
+func TestVerifyRecordsNow(t *testing.T) {
+	code, out, _ := runCLI(t, "verify", vecDir+"pass.dshaudit.tar.zst", "--key", vecKey, "--json", "--now", "2026-12-01T08:00:00+01:00")
+	var r struct {
+		Now string `json:"now"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil || r.Now != "2026-12-01T07:00:00Z" {
+		t.Fatalf("exit %d, %v, now %q, want 2026-12-01T07:00:00Z", code, err, r.Now)
 	}
 }
 

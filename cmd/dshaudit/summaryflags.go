@@ -41,7 +41,7 @@ func (o *summaryFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&o.SummaryKey, "summary-key", "", "with --summary: the private key (PEM) that signs the summary")
 	f.StringVar(&o.SummaryDSSE, "summary-dsse", "", "with --summary: also write the summary's bare DSSE envelope to FILE (for slsa-verifier verify-vsa)")
 	f.StringVar(&o.VerifierID, "summary-verifier-id", vsa.DefaultVerifierID, "with --summary: the verifier.id naming who verified (a URI)")
-	f.StringVar(&o.Now, "now", "", "the verification time (RFC 3339); the summary has a timeVerified only when given")
+	f.StringVar(&o.Now, "now", "", "the verification time (RFC 3339), default the clock: the run's dates are checked against it (SPEC.md \"Time and process facts\"), and the summary has a timeVerified only when given")
 }
 
 // summarySigner signs a summary statement into a Sigstore bundle. The

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -85,6 +86,9 @@ type limitFlags struct {
 	// RuleLimits bound what the re-derivation parses (SPEC.md "T3 dump
 	// size limit").
 	RuleLimits rules.Limits
+	// Clock is report's --now: the verifier's clock, RFC 3339 ("" =
+	// now). verify's --now is summaryFlags.Now, which serves both.
+	Clock string
 }
 
 // register adds the limit flags, defaulting to bundle.DefaultLimits and
@@ -108,3 +112,20 @@ func (o *limitFlags) checkLimits() error {
 }
 
 var errLimits = fmt.Errorf("%w: --max-entries, --max-entry-size, --max-total, --max-dump-size and --max-static-input must be positive", ErrUsage)
+
+// registerClock adds report's --now (verify's is summaryFlags').
+func (o *limitFlags) registerClock(f *pflag.FlagSet) {
+	f.StringVar(&o.Clock, "now", "", "check the run's dates against this RFC 3339 time instead of the clock, so that the date checks are reproducible (SPEC.md \"Time and process facts\")")
+}
+
+// clock is --now, or the zero time (verify then reads the clock).
+func (o *limitFlags) clock() (time.Time, error) {
+	if o.Clock == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, o.Clock)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: --now %q is not an RFC 3339 time (e.g. 2026-12-04T12:00:00Z)", ErrUsage, o.Clock)
+	}
+	return t, nil
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
@@ -29,7 +30,7 @@ func manyVectors(t *testing.T) ([]string, verify.Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(vecs, filepath.Join(t.TempDir(), "missing"+manifest.BundleSuffix)), verify.Options{Policy: attest.Policy{Key: key}}
+	return append(vecs, filepath.Join(t.TempDir(), "missing"+manifest.BundleSuffix)), verify.Options{Policy: attest.Policy{Key: key}, Now: time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)}
 }
 
 // TestJSONManyIsWriteJSON: the verify-summary object written bundle by

@@ -519,7 +519,7 @@ func lies() []lie {
 		{name: "certified_cyrillic_condition", class: verify.ClassForbiddenWord, field: "conditions.variable[0]", verdict: "pass",
 			desc: "a variable condition spells сertified with a Cyrillic es",
 			edit: func(c *lieCtx) { c.m.Conditions.Variable[0].Value = "run by an \u0441ertified lab" }},
-		{name: "certified_fullwidth_tool", class: verify.ClassForbiddenWord, field: "tool.name", verdict: "pass",
+		{name: "certified_fullwidth_tool", class: verify.ClassForbiddenWord, field: "tool.name", verdict: "pass", also: []verify.Class{verify.ClassInputInvalid},
 			desc: "the tool name spells certified in full-width letters",
 			edit: func(c *lieCtx) { c.m.Tool.Name = "ｃｅｒｔｉｆｉｅｄ-runner" }},
 		{name: "certified_exact_name", class: verify.ClassForbiddenWord, field: "conditions.variable[2]", verdict: "pass", base: "certified_named_plugin", honest: true,
@@ -528,7 +528,7 @@ func lies() []lie {
 				c.renamePackage("certified-hello-dsh-plugin", "certified")
 				c.m.Conditions.Variable = append(c.m.Conditions.Variable, manifest.Condition{Name: "note", Value: "DSHIO certified build"})
 			}},
-		{name: "certified_zero_width_condition", class: verify.ClassForbiddenWord, field: "conditions.variable[1]", verdict: "pass",
+		{name: "certified_zero_width_condition", class: verify.ClassForbiddenWord, field: "conditions.variable[1]", verdict: "pass", also: []verify.Class{verify.ClassInputInvalid},
 			desc: "a variable condition hides a zero-width space inside cer\u200btified",
 			edit: func(c *lieCtx) { c.m.Conditions.Variable[1].Value = "podman, cer\u200btified setup" }},
 

@@ -205,7 +205,7 @@ func reclaim(m *manifest.Manifest, files map[string][]byte) {
 }
 
 func (g *gen) lying() error {
-	for _, l := range append(lies(), consumerLies()...) {
+	for _, l := range append(append(lies(), consumerLies()...), rebuildLies()...) {
 		base := g.pass
 		if l.base != "" {
 			base = g.bases[l.base]

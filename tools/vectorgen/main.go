@@ -92,6 +92,9 @@ func run(ctx context.Context, evidenceDir, out string) error {
 	if err := g.variants(); err != nil {
 		return err
 	}
+	if err := g.rebuildTrue(); err != nil {
+		return err
+	}
 	sort.Slice(g.vectors, func(i, j int) bool { return g.vectors[i].Name < g.vectors[j].Name })
 	idx := Index{
 		// The program's old path (it lived in internal/ until it moved to

@@ -1,0 +1,53 @@
+package verify
+
+import (
+	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// checkDumpAgainstPatch holds T3's dump, dsh's own composed tree, to the
+// patch T0 judged (SPEC.md "What the verifier cross-checks", class 6):
+// every root entry the dump gives the package's name is an insert entry
+// of the recorded patch. An entry of the plugin that the patch lacks
+// shows that dsh loaded another patch than the one retained, so T0
+// judged a patch that was not the package's.
+func checkDumpAgainstPatch(rep *Report, m *manifest.Manifest, files map[string][]byte, lim rules.Limits) {
+	patch, ok := files[m.Static.Evidence[manifest.RolePatch]]
+	if !ok {
+		return
+	}
+	entries, err := rules.InsertEntries(patch, lim)
+	if err != nil {
+		return // T0 and T3 already fail on an unreadable patch
+	}
+	maxDump := lim.MaxDumpSize
+	if maxDump <= 0 {
+		maxDump = rules.DefaultLimits().MaxDumpSize
+	}
+	ids := map[string]bool{}
+	for _, e := range entries {
+		ids[e.ID] = true
+	}
+	for i, rp := range m.Repetitions {
+		for _, st := range rp.Stages {
+			if st.Stage != string(rules.T3) || st.ExitCode == nil || *st.ExitCode != 0 || st.TimedOut {
+				continue
+			}
+			out, ok := files[st.Evidence[manifest.RoleStdout]]
+			if !ok || int64(len(out)) > maxDump {
+				continue
+			}
+			dump, err := rules.ParseDump(out)
+			if err != nil {
+				continue
+			}
+			for _, d := range dump {
+				if d.Name == m.Subject.Name && !ids[d.ID] {
+					rep.addf(ClassSubjectMismatch, "static.evidence.patch", "DSHIO/T 20 8.4",
+						"the T3 dump of repetition %d (line %d) holds entry %q named %q, which the recorded patch does not insert: dsh loaded another patch than the one T0 judged",
+						i+1, d.Line, d.ID, d.Name)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package verify
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// PNPMRoundingMS is how far pnpm's own "Done in" time may exceed the
+// stage's duration: pnpm rounds it to a tenth of a second (pretty-ms),
+// and it measures from pnpm's start, inside the stage.
+const PNPMRoundingMS = 100
+
+// pnpmDone is pnpm's summary line, "Done in 1.1s using pnpm v9.15.9".
+var pnpmDone = regexp.MustCompile(`(?m)^Done in ((?:\d+(?:\.\d+)?(?:ms|s|m|h|d) ?)+) using pnpm v`)
+
+// pnpmUnit is one part of pnpm's elapsed time ("1m", "2.3s", "523ms").
+var pnpmUnit = regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|s|m|h|d)`)
+
+// dshProfileAt is dsh's line naming the profile directory it set up
+// ("dsh: initialized profile web at /dsh-home/profiles/web").
+var dshProfileAt = regexp.MustCompile(`(?m)^dsh: initialized profile web at (\S+)\s*$`)
+
+// profileHome is the DSH_HOME the profile condition records.
+var profileHome = regexp.MustCompile(`\bDSH_HOME=([^\s,;]+)`)
+
+// pnpmError is a line pnpm prints when it gives up ("ERR_PNPM_ADDING_TO_ROOT …").
+var pnpmError = regexp.MustCompile(`(?m)^[\s\p{Zs}]*ERR_PNPM_[A-Z0-9_]+`)
+
+// checkOutputFacts holds what a stage's own output says about the run
+// against what the manifest records (SPEC.md "Time and process facts"):
+// the profile directory dsh names is the recorded DSH_HOME's;
+// pnpm's elapsed time is within the stage's duration, and a T1 whose
+// pnpm gave up did not exit 0. The output is the stage's trusted merged
+// stream (a stage whose streams are not tied is read by no rule).
+func checkOutputFacts(rep *Report, m *manifest.Manifest, files map[string][]byte, untrusted map[string]bool) {
+	home := ""
+	for _, c := range m.Conditions.Fixed {
+		if c.Name == assemble.CondProfile {
+			if sm := profileHome.FindStringSubmatch(c.Value); sm != nil {
+				home = sm[1]
+			}
+		}
+	}
+	for i, rp := range m.Repetitions {
+		for _, st := range rp.Stages {
+			if st.ExitCode == nil {
+				continue
+			}
+			p := st.Evidence[manifest.RoleMerged]
+			out, ok := files[p]
+			if !ok || untrusted[p] {
+				continue
+			}
+			field := repField(i+1, st.Stage)
+			if home != "" {
+				for _, sm := range dshProfileAt.FindAllSubmatch(out, -1) {
+					if want := home + "/profiles/web"; string(sm[1]) != want {
+						rep.addf(ClassConditionMismatch, "conditions.fixed "+assemble.CondProfile, "DSHIO/T 21 5.1.7",
+							"records DSH_HOME=%s, but %s's output says dsh set up the profile at %q, not %q", home, field, sm[1], want)
+						home = "" // one finding
+						break
+					}
+				}
+			}
+			for _, sm := range pnpmDone.FindAllSubmatch(out, -1) {
+				if d, ok := pnpmElapsedMS(string(sm[1])); ok && d > st.DurationMS+PNPMRoundingMS {
+					rep.addf(ClassTimeInconsistent, field+".duration_ms", `SPEC.md "Time and process facts"`,
+						"%d ms, but the stage's output says pnpm took %s (%q)", st.DurationMS, strings.TrimSpace(string(sm[1])), bytes.TrimSpace(sm[0]))
+				}
+			}
+			if st.Stage == string(rules.T1) && *st.ExitCode == 0 { // T1 is pnpm's run; other stages' dsh may survive one
+				if loc := pnpmError.FindIndex(out); loc != nil {
+					rep.addf(ClassTimeInconsistent, field+".exit_code", `SPEC.md "Time and process facts"`,
+						"0, but the stage's output reports pnpm giving up (%q), after which pnpm exits 1", bytes.TrimSpace(out[loc[0]:loc[1]]))
+				}
+			}
+		}
+	}
+}
+
+// pnpmElapsedMS reads pnpm's elapsed time in milliseconds.
+func pnpmElapsedMS(s string) (int64, bool) {
+	var total float64
+	n := 0
+	for _, u := range pnpmUnit.FindAllStringSubmatch(s, -1) {
+		v, err := strconv.ParseFloat(u[1], 64)
+		if err != nil {
+			return 0, false
+		}
+		switch u[2] {
+		case "ms":
+			total += v
+		case "s":
+			total += v * 1000
+		case "m":
+			total += v * 60_000
+		case "h":
+			total += v * 3_600_000
+		case "d":
+			total += v * 86_400_000
+		}
+		n++
+	}
+	return int64(total), n > 0
+}
