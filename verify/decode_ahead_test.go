@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // Options.DecodeAhead changes how a bundle is decoded, never the report:
@@ -30,7 +31,7 @@ func TestDecodeAheadSameReport(t *testing.T) {
 		for name, in := range map[string][]byte{"whole": raw, "half": raw[:len(raw)/2], "cut by 5": raw[:len(raw)-5], "checksum changed": sum, "content changed": mid} {
 			var out [2][]byte
 			for i, ahead := range []bool{false, true} {
-				rep, err := Verify(context.Background(), v.File, bytes.NewReader(in), Options{Policy: pol, DecodeAhead: ahead})
+				rep, err := Verify(context.Background(), v.File, bytes.NewReader(in), Options{Policy: pol, DecodeAhead: ahead, Now: fixedNow})
 				if err != nil {
 					out[i] = []byte("error: " + err.Error())
 					continue
@@ -45,3 +46,7 @@ func TestDecodeAheadSameReport(t *testing.T) {
 		}
 	}
 }
+
+// fixedNow is the verifier's clock of tests that compare two reports,
+// which record it (Report.Now).
+var fixedNow = time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
