@@ -436,7 +436,7 @@ func lies() []lie {
 		{name: "t3_entry_twice", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered",
 			desc: "the dump holds the hello-dsh entry twice, the second disabled: true; which one dsh's loader keeps is not in the dump, and T3 is recorded passed",
 			edit: func(c *lieCtx) { c.dumpEntry("- id: hello-dsh\n  name: hello-dsh-plugin\n  disabled: true\n") }},
-		{name: "t3_other_entry_names_package_disabled", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered",
+		{name: "t3_other_entry_names_package_disabled", class: V, field: "repetitions[1].T3.status", verdict: "installs_but_not_registered", also: []verify.Class{verify.ClassSubjectMismatch},
 			desc: "a second root entry (id hello-dsh-2) names the package and is disabled: 'yes'; the entries naming the plugin disagree, and T3 is recorded passed",
 			edit: func(c *lieCtx) { c.dumpEntry("- id: hello-dsh-2\n  name: hello-dsh-plugin\n  disabled: 'yes'\n") }},
 		{name: "t3_duplicate_key", class: V, field: "repetitions[1].T3.status", verdict: "config_failed",
