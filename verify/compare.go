@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/manifest"
@@ -25,7 +24,7 @@ func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted ma
 
 	staticTrusted := !anyUntrusted(m.Static.Evidence, untrusted)
 	if staticTrusted {
-		compareStatic(m, d, mismatch)
+		compareStatic(rep, m, d, mismatch)
 	}
 
 	allTrusted := staticTrusted
@@ -63,8 +62,11 @@ func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted ma
 				if st.Verdict != string(ds.Verdict) {
 					mismatch(field+".verdict", "DSHIO/T 20 11.1", "claimed %q, re-derived %q%s", st.Verdict, ds.Verdict, because(ds.Reasons))
 				}
-				if st.FirstError != ds.FirstError {
+				if assemble.FirstErrorIdentity(st.FirstError) != assemble.FirstErrorIdentity(ds.FirstError) {
 					mismatch(field+".first_error", "DSHIO/T 20 6.6", "claimed %q, re-derived %q", st.FirstError, ds.FirstError)
+				} else if st.FirstError != ds.FirstError {
+					// Same identity, the writer's own wording after the prefix.
+					writerInformative(rep, m, field+".first_error", st.FirstError)
 				}
 			}
 			repTrusted = repTrusted && trusted
@@ -100,46 +102,56 @@ func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted ma
 	}
 }
 
-// compareStatic compares the whole claimed T0 report with the re-derived
-// one (SPEC.md "Verdict and report (DSHIO/T 20 5.5)"): every status,
-// severity, observed value, title and message, and every free text —
-// the reason, the warnings, each clause's questions, material and
-// warnings. T0 is a pure function of the evidence, so none of it is the
-// writer's to word (an unchecked warning could say "certified", DSHIO/T
-// 10 8.2).
-func compareStatic(m *manifest.Manifest, d assemble.Derived, mismatch func(field, clause, format string, args ...any)) {
-	claimed := assemble.StaticReportOf(m.Static.Report)
-	if !sameBoolPtr(claimed.ConformingStatic, d.Static.ConformingStatic) {
-		mismatch("static.report.conforming_static", "DSHIO/T 20 5.5", "claimed %s, re-derived %s", boolPtr(claimed.ConformingStatic), boolPtr(d.Static.ConformingStatic))
+// compareStatic compares the normative part of the claimed T0 report
+// (assemble.NormativeStatic) with the re-derived one: statuses,
+// severities, conforming_static, unresolvable, the clause set and order,
+// and the presence of the reason and the warning SPEC requires (SPEC.md
+// "Normative and informative values"). The informative texts are not
+// compared: writerInformative lists those the writer worded otherwise.
+func compareStatic(rep *Report, m *manifest.Manifest, d assemble.Derived, mismatch func(field, clause, format string, args ...any)) {
+	cw := m.Static.Report
+	claimed := assemble.NormativeStatic(cw)
+	derivedWire := assemble.WireStaticReport(d.Static)
+	derived := assemble.NormativeStatic(derivedWire)
+	if !sameBoolPtr(claimed.ConformingStatic, derived.ConformingStatic) {
+		mismatch("static.report.conforming_static", "DSHIO/T 20 5.5", "claimed %s, re-derived %s", boolPtr(claimed.ConformingStatic), boolPtr(derived.ConformingStatic))
 	}
-	if !sameBoolPtr(m.Claimed.ConformingStatic, d.Static.ConformingStatic) {
-		mismatch("claimed.conforming_static", "DSHIO/T 20 5.5", "claimed %s, re-derived %s", boolPtr(m.Claimed.ConformingStatic), boolPtr(d.Static.ConformingStatic))
+	if !sameBoolPtr(m.Claimed.ConformingStatic, derived.ConformingStatic) {
+		mismatch("claimed.conforming_static", "DSHIO/T 20 5.5", "claimed %s, re-derived %s", boolPtr(m.Claimed.ConformingStatic), boolPtr(derived.ConformingStatic))
 	}
-	if claimed.Unresolvable != d.Static.Unresolvable {
-		mismatch("static.report.unresolvable", "DSHIO/T 20 5.5", "claimed %v, re-derived %v", claimed.Unresolvable, d.Static.Unresolvable)
+	if claimed.Unresolvable != derived.Unresolvable {
+		mismatch("static.report.unresolvable", "DSHIO/T 20 5.5", "claimed %v, re-derived %v", claimed.Unresolvable, derived.Unresolvable)
 	}
-	if claimed.Reason != d.Static.Reason {
-		mismatch("static.report.reason", "DSHIO/T 20 5.5", "claimed %q, re-derived %q", claimed.Reason, d.Static.Reason)
+	if claimed.Reasoned != derived.Reasoned {
+		mismatch("static.report.reason", "DSHIO/T 20 5.5", "an unresolvable report gives a reason, any other gives none that is required; claimed %v, re-derived %v", claimed.Reasoned, derived.Reasoned)
 	}
-	if !slices.Equal(claimed.Warnings, d.Static.Warnings) {
-		mismatch("static.report.warnings", "DSHIO/T 20 5.6", "the claimed warnings list is not the re-derived one: %s", textsDiff(claimed.Warnings, d.Static.Warnings))
+	if claimed.Warned != derived.Warned {
+		mismatch("static.report.warnings", "DSHIO/T 20 5.6", "a report whose conforming_static is false carries the warning to fix it first; claimed %v, re-derived %v", claimed.Warned, derived.Warned)
 	}
 	byClause := map[string]int{}
+	intact := true
 	for i, c := range claimed.Clauses {
 		if j, dup := byClause[c.Clause]; dup {
 			mismatch(fmt.Sprintf("static.report.clauses[%d]", i), "DSHIO/T 20 5.5", "clause %q has a second result (first at static.report.clauses[%d]); each clause has exactly one", c.Clause, j)
+			intact = false
 			continue
 		}
 		byClause[c.Clause] = i
 	}
 	seen := map[string]bool{}
-	for _, dc := range d.Static.Clauses {
+	// aligned is the re-derived report with its clauses at the claimed
+	// report's positions, so that informative texts pair up by field.
+	aligned := derivedWire
+	aligned.Clauses = make([]manifest.ClauseResult, len(cw.Clauses))
+	for k, dc := range derived.Clauses {
 		seen[dc.Clause] = true
 		i, ok := byClause[dc.Clause]
 		if !ok {
 			mismatch("static.report.clauses", "DSHIO/T 10 Annex A", "clause %s is missing; re-derived %q", dc.Clause, dc.Status)
+			intact = false
 			continue
 		}
+		aligned.Clauses[i] = derivedWire.Clauses[k]
 		cc := claimed.Clauses[i]
 		if cc.Status != dc.Status {
 			mismatch(fmt.Sprintf("static.report.clauses[%d].status", i), "DSHIO/T 10 "+dc.Clause, "clause %s claimed %q, re-derived %q", dc.Clause, cc.Status, dc.Status)
@@ -147,26 +159,45 @@ func compareStatic(m *manifest.Manifest, d assemble.Derived, mismatch func(field
 		if cc.Severity != dc.Severity {
 			mismatch(fmt.Sprintf("static.report.clauses[%d].severity", i), "DSHIO/T 10 "+dc.Clause, "clause %s claimed severity %q, re-derived %q", dc.Clause, cc.Severity, dc.Severity)
 		}
-		if cc.Observed != dc.Observed {
-			mismatch(fmt.Sprintf("static.report.clauses[%d].observed", i), "DSHIO/T 10 "+dc.Clause, "clause %s claimed observed value %q, re-derived %q", dc.Clause, cc.Observed, dc.Observed)
-		}
-		if cc.Title != dc.Title || cc.Message != dc.Message {
-			mismatch(fmt.Sprintf("static.report.clauses[%d].message", i), "DSHIO/T 10 "+dc.Clause, "clause %s: the claimed title or message is not the re-derived one (%q)", dc.Clause, dc.Message)
-		}
-		for _, t := range []struct {
-			name             string
-			claimed, derived []string
-		}{{"questions", cc.Questions, dc.Questions}, {"material", cc.Material, dc.Material}, {"warnings", cc.Warnings, dc.Warnings}} {
-			if !slices.Equal(t.claimed, t.derived) {
-				mismatch(fmt.Sprintf("static.report.clauses[%d].%s", i, t.name), "DSHIO/T 10 "+dc.Clause, "clause %s: the claimed %s list is not the re-derived one: %s", dc.Clause, t.name, textsDiff(t.claimed, t.derived))
-			}
-		}
 	}
 	for _, cc := range claimed.Clauses {
 		if !seen[cc.Clause] {
 			mismatch("static.report.clauses", "DSHIO/T 10 Annex A", "clause %q is claimed but not part of the derivation", cc.Clause)
+			intact = false
 		}
 	}
+	if intact && len(claimed.Clauses) == len(derived.Clauses) {
+		for i := range claimed.Clauses {
+			if claimed.Clauses[i].Clause != derived.Clauses[i].Clause {
+				mismatch(fmt.Sprintf("static.report.clauses[%d]", i), "DSHIO/T 10 Annex A", "clause %s stands where clause %s belongs; clauses are in clause order", claimed.Clauses[i].Clause, derived.Clauses[i].Clause)
+				break
+			}
+		}
+	}
+	ours := map[string]string{}
+	for _, t := range assemble.StaticInformative(aligned) {
+		ours[t.Field] = t.Text
+	}
+	for _, t := range assemble.StaticInformative(cw) {
+		if ours[t.Field] != t.Text {
+			writerInformative(rep, m, t.Field, t.Text)
+		}
+	}
+}
+
+// writerInformative shows an informative text the writer worded
+// otherwise than the verifier as the writer's: listed as unverified,
+// refused when it is not one line of printable text, and subject to the
+// forbidden-word rule like every writer text (SPEC.md "Normative and
+// informative values", "Forbidden words").
+func writerInformative(rep *Report, m *manifest.Manifest, field, text string) {
+	if err := assemble.InformativeTextError(text); err != nil {
+		rep.addf(ClassRuleViolation, field, "DSHIO/T 20 5.5", "the writer's informative text %s", err)
+	}
+	if rules.ClaimsCertified(text, m.Subject.Name) {
+		rep.addf(ClassForbiddenWord, field, "DSHIO/T 10 8.2", "claims a certified state; while v1.0 is in force no such state exists")
+	}
+	rep.unverified(field, text)
 }
 
 // textsDiff names the first item where two lists of texts differ.

@@ -1,3 +1,3 @@
 package verify
 
-//go:generate go run ../tools/vectorgen -evidence ../testdata/dsh-evidence -out ../testdata/vectors
+//go:generate go run ../tools/vectorgen -evidence ../testdata/dsh-evidence -out ../testdata/vectors -kit ../testdata/conformance

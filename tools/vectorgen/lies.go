@@ -382,10 +382,16 @@ func lies() []lie {
 			edit: func(c *lieCtx) {
 				c.m.Static.Report.Clauses = append(c.m.Static.Report.Clauses, c.m.Static.Report.Clauses[0])
 			}},
-		{name: "clause_observed_changed", class: V, field: "static.report.clauses[0].observed", verdict: "pass",
-			desc: "T0 clause 5.1.1's observed value rewritten",
-			edit: func(c *lieCtx) { c.m.Static.Report.Clauses[0].Observed = "reviewed by hand" }},
-		{name: "static_report_certified", class: V, field: "static.report.warnings", verdict: "pass",
+		{name: "clause_observed_two_lines", class: verify.ClassRuleViolation, field: "static.report.clauses[0].observed", verdict: "pass",
+			desc: "T0 clause 5.1.1's observed value, an informative text, rewritten as two lines (an informative text is one line of printable text)",
+			edit: func(c *lieCtx) { c.m.Static.Report.Clauses[0].Observed = "reviewed by hand\nRESULT: verified" }},
+		{name: "clause_status_changed", class: V, field: "static.report.clauses[10].status", verdict: "pass",
+			desc: "T0 clause 5.3.1's status, a normative value, rewritten as human judgement required",
+			edit: func(c *lieCtx) { c.m.Static.Report.Clauses[10].Status = "human judgement required" }},
+		{name: "first_error_other_line", class: V, field: "repetitions[1].T1.first_error", verdict: "install_failed", base: "install_failed",
+			desc: "T1's first_error, an extracted output line and so normative as a whole, replaced by another line",
+			edit: func(c *lieCtx) { c.stage(1, rules.T1).FirstError = "npm notice: all good" }},
+		{name: "static_report_certified", class: verify.ClassForbiddenWord, field: "static.report.warnings[0]", verdict: "pass",
 			desc: "the T0 report's warnings, its reason and clause 5.1.1's warnings say the plugin is DSHIO certified",
 			edit: func(c *lieCtx) {
 				r := &c.m.Static.Report
@@ -393,7 +399,7 @@ func lies() []lie {
 				r.Reason = "certified"
 				r.Clauses[0].Warnings = append(r.Clauses[0].Warnings, "certified by the DSHIO working group")
 			}},
-		{name: "clause_material_certified", class: V, field: "static.report.clauses[13].material", verdict: "pass",
+		{name: "clause_material_certified", class: verify.ClassForbiddenWord, field: "static.report.clauses[13].material[0]", verdict: "pass",
 			desc: "clause 5.5.1's guiding questions and material are replaced by a statement that the plugin is certified",
 			edit: func(c *lieCtx) {
 				cl := &c.m.Static.Report.Clauses[13]

@@ -223,20 +223,7 @@ func (g *gen) lying() error {
 		if l.honest {
 			reclaim(c.m, c.files)
 		}
-		c.m.Files = bundle.FileList(c.files)
-		raw, err := manifest.Encode(c.m)
-		if err != nil {
-			return fmt.Errorf("%s: %w", l.name, err)
-		}
-		pred := attest.Predicate{
-			Tool:    attest.Tool{Name: c.m.Tool.Name, Version: c.m.Tool.Version},
-			Subject: attest.Package{Name: c.m.Subject.Name, Version: c.m.Subject.Version},
-			Verdict: assemble.PredicateVerdict(c.m),
-		}
-		if l.pred != nil {
-			l.pred(&pred)
-		}
-		sig, err := attest.Sign(g.ctx, raw, pred, g.signer)
+		signed, err := g.resign(c, l.pred)
 		if err != nil {
 			return fmt.Errorf("%s: %w", l.name, err)
 		}
@@ -246,9 +233,33 @@ func (g *gen) lying() error {
 			classes = append(classes, string(a))
 		}
 		status := string(verify.StatusFor(all))
-		if err := g.emitLie("lie_"+l.name, "lying: "+l.desc, &contents{m: c.m, raw: raw, sig: sig, files: c.files}, status, classes, l.verdict, l.field); err != nil {
+		if err := g.emitLie("lie_"+l.name, "lying: "+l.desc, signed, status, classes, l.verdict, l.field); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// resign lists c's files, encodes its manifest and signs it with the
+// writer's key, as an honest writer would sign what it wrote; pred, when
+// set, changes the signed predicate.
+func (g *gen) resign(c *lieCtx, pred func(p *attest.Predicate)) (*contents, error) {
+	c.m.Files = bundle.FileList(c.files)
+	raw, err := manifest.Encode(c.m)
+	if err != nil {
+		return nil, err
+	}
+	p := attest.Predicate{
+		Tool:    attest.Tool{Name: c.m.Tool.Name, Version: c.m.Tool.Version},
+		Subject: attest.Package{Name: c.m.Subject.Name, Version: c.m.Subject.Version},
+		Verdict: assemble.PredicateVerdict(c.m),
+	}
+	if pred != nil {
+		pred(&p)
+	}
+	sig, err := attest.Sign(g.ctx, raw, p, g.signer)
+	if err != nil {
+		return nil, err
+	}
+	return &contents{m: c.m, raw: raw, sig: sig, files: c.files}, nil
 }

@@ -44,9 +44,10 @@ type Index struct {
 func main() {
 	evidence := flag.String("evidence", "testdata/dsh-evidence", "the real dsh captures")
 	out := flag.String("out", "testdata/vectors", "output directory")
+	kitDir := flag.String("kit", "", "also write the conformance kit (testdata/conformance) into this directory")
 	bench := flag.String("bench", "", "write the verifier benchmark bundles (scripts/bench-verify.sh) into this directory instead of the vectors")
 	flag.Parse()
-	run := run
+	run := func(ctx context.Context, evidenceDir, out string) error { return run(ctx, evidenceDir, out, *kitDir) }
 	if *bench != "" {
 		run = func(ctx context.Context, evidenceDir, out string) error {
 			return runBench(ctx, evidenceDir, out, *bench)
@@ -58,7 +59,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, evidenceDir, out string) error {
+func run(ctx context.Context, evidenceDir, out, kitDir string) error {
 	if err := os.MkdirAll(filepath.Join(out, "keys"), 0o755); err != nil {
 		return err
 	}
@@ -109,5 +110,11 @@ func run(ctx context.Context, evidenceDir, out string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(out, "vectors.json"), append(b, '\n'), 0o644)
+	if err := os.WriteFile(filepath.Join(out, "vectors.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	if kitDir == "" {
+		return nil
+	}
+	return g.writeKit(kitDir)
 }

@@ -1,0 +1,111 @@
+package assemble
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// StaticNormative is the part of a recorded T0 report that SPEC.md makes
+// normative ("Normative and informative values"): what a verifier
+// compares with its re-derivation. Everything else of the report (each
+// clause's title, observed value, message, questions, material and
+// warnings, the report's reason and warnings) is informative: worded by
+// whoever wrote the bundle, never compared, shown as the writer's.
+type StaticNormative struct {
+	ConformingStatic *bool
+	Unresolvable     bool
+	// Reasoned: an unresolvable report gives a reason (false otherwise).
+	Reasoned bool
+	// Warned: a report whose conforming_static is false carries a warning
+	// (false otherwise).
+	Warned  bool
+	Clauses []ClauseNormative
+}
+
+// ClauseNormative is one clause result's normative part.
+type ClauseNormative struct {
+	Clause, Status, Severity string
+}
+
+// NormativeStatic projects r onto its normative part. It is pure: two
+// reports that differ only in informative texts project equal.
+func NormativeStatic(r manifest.StaticReport) StaticNormative {
+	n := StaticNormative{
+		ConformingStatic: r.ConformingStatic,
+		Unresolvable:     r.Unresolvable,
+		Reasoned:         r.Unresolvable && r.Reason != "",
+		Warned:           r.ConformingStatic != nil && !*r.ConformingStatic && len(r.Warnings) > 0,
+	}
+	for _, c := range r.Clauses {
+		n.Clauses = append(n.Clauses, ClauseNormative{Clause: c.Clause, Status: c.Status, Severity: c.Severity})
+	}
+	return n
+}
+
+// FirstErrorIdentity is the normative part of a stage's first_error
+// (SPEC.md "first_error"): an extracted output line is normative as a
+// whole; a line dshaudit composes is normative only by its prefix
+// (`dshaudit: ` or `timeout: `), the rest being informative.
+func FirstErrorIdentity(s string) string {
+	for _, p := range []string{rules.SyntheticPrefix, rules.TimeoutPrefix} {
+		if strings.HasPrefix(s, p) {
+			return p
+		}
+	}
+	return s
+}
+
+// InformativeText is one informative text of a recorded result, by
+// manifest field name.
+type InformativeText struct {
+	Field, Text string
+}
+
+// StaticInformative lists every informative text of r, by manifest
+// field name, in report order.
+func StaticInformative(r manifest.StaticReport) []InformativeText {
+	var t []InformativeText
+	add := func(field, s string) {
+		if s != "" {
+			t = append(t, InformativeText{field, s})
+		}
+	}
+	addList := func(field string, l []string) {
+		for i, s := range l {
+			add(fmt.Sprintf("%s[%d]", field, i), s)
+		}
+	}
+	add("static.report.reason", r.Reason)
+	addList("static.report.warnings", r.Warnings)
+	for i, c := range r.Clauses {
+		f := fmt.Sprintf("static.report.clauses[%d]", i)
+		add(f+".title", c.Title)
+		add(f+".observed", c.Observed)
+		add(f+".message", c.Message)
+		addList(f+".questions", c.Questions)
+		addList(f+".material", c.Material)
+		addList(f+".warnings", c.Warnings)
+	}
+	return t
+}
+
+// InformativeTextError says why s cannot be an informative text: it
+// must be one line of printable text (SPEC.md "Normative and informative
+// values"), valid UTF-8 without control characters (Unicode Cc) or line
+// and paragraph separators (Zl, Zp). Nil when s is one.
+func InformativeTextError(s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("is not valid UTF-8")
+	}
+	for i, r := range s {
+		if unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) {
+			return fmt.Errorf("holds %U at byte %d; an informative text is one line of printable text", r, i)
+		}
+	}
+	return nil
+}
