@@ -34,7 +34,13 @@ func checkTimes(rep *Report, m *manifest.Manifest) {
 	parse := func(field, v string) (time.Time, bool) {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
-			bad(field, `SPEC.md "Manifest fields"`, "%q is not an RFC 3339 time", v)
+			bad(field, `SPEC.md "Conventions used in this document"`, "%q is not an RFC 3339 time", v)
+			return time.Time{}, false
+		}
+		if !strings.HasSuffix(v, "Z") {
+			// One spelling of each instant: UTC, written with Z, never
+			// +00:00 or another offset.
+			bad(field, `SPEC.md "Conventions used in this document"`, "%q is not a UTC time written with Z", v)
 			return time.Time{}, false
 		}
 		return t, true

@@ -208,6 +208,13 @@ func (k *kit) base(name string, b *contents) error {
 			}
 		}
 	}
+	if b.m.StartedAt != "" {
+		if err := k.emit(b, "mutated_"+name+"_started_at_offset", "mutated", "mutated: "+name+" with started_at written +00:00 instead of Z (the same instant, another spelling)", verdict, "started_at",
+			[]verify.Class{verify.ClassTimeInconsistent},
+			func(c *lieCtx) { c.m.StartedAt = strings.TrimSuffix(c.m.StartedAt, "Z") + "+00:00" }); err != nil {
+			return err
+		}
+	}
 	r := b.m.Static.Report
 	if len(r.Clauses) > 1 {
 		if err := k.emit(b, "mutated_"+name+"_clause_order", "mutated", "mutated: "+name+" with its first two T0 clauses swapped", verdict, "static.report.clauses[0]", V,
