@@ -54,6 +54,10 @@ func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted ma
 			if !trusted || !staticTrusted {
 				// Nothing is derived from untrusted evidence.
 				sv.DerivedStatus, sv.DerivedVerdict = "", ""
+			} else {
+				// The first_error shown is the verifier's own; a writer's
+				// other wording is listed as unverified below.
+				sv.FirstError = ds.FirstError
 			}
 			if trusted && staticTrusted {
 				if st.Status != string(ds.Status) {

@@ -1,0 +1,61 @@
+package assemble
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/dshaudit/dshaudit/manifest"
+)
+
+func TestNormativeStaticIgnoresInformativeTexts(t *testing.T) {
+	f := false
+	a := manifest.StaticReport{ConformingStatic: &f, Warnings: []string{"fix first"}, Clauses: []manifest.ClauseResult{
+		{Clause: "5.1.1", Title: "Plugin declaration", Status: "non-conforming", Severity: "critical", Observed: "no dsh.bundle.patch", Message: "add it"},
+	}}
+	b := manifest.StaticReport{ConformingStatic: &f, Warnings: []string{"corrigez d'abord"}, Clauses: []manifest.ClauseResult{
+		{Clause: "5.1.1", Title: "déclaration", Status: "non-conforming", Severity: "critical", Questions: []string{"?"}},
+	}}
+	if !reflect.DeepEqual(NormativeStatic(a), NormativeStatic(b)) {
+		t.Errorf("reports differing only in informative texts project differently:\n%+v\n%+v", NormativeStatic(a), NormativeStatic(b))
+	}
+	b.Warnings = nil
+	if reflect.DeepEqual(NormativeStatic(a), NormativeStatic(b)) {
+		t.Error("a non-conforming report without its warning projects like one with it")
+	}
+	b.Warnings, b.Clauses[0].Severity = []string{"x"}, "recommended"
+	if reflect.DeepEqual(NormativeStatic(a), NormativeStatic(b)) {
+		t.Error("a changed severity projects like the original")
+	}
+}
+
+func TestFirstErrorIdentity(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                          "",
+		"Error: dsh: fatal":         "Error: dsh: fatal",
+		"dshaudit: no marker":       "dshaudit: ",
+		"timeout: T4 did not stop":  "timeout: ",
+		" dshaudit: not the prefix": " dshaudit: not the prefix",
+	} {
+		if got := FirstErrorIdentity(in); got != want {
+			t.Errorf("FirstErrorIdentity(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestInformativeTextError(t *testing.T) {
+	for s, ok := range map[string]bool{
+		"one line, with é and → arrows": true,
+		"two\nlines":                    false,
+		"carriage\rreturn":              false,
+		"tab\there":                     false,
+		"line\u2028separator":           false,
+		"paragraph\u2029separator":      false,
+		"escape \x1b[31m":               false,
+		"c1 \u0085":                     false,
+		"bad \xff utf-8":                false,
+	} {
+		if err := InformativeTextError(s); (err == nil) != ok {
+			t.Errorf("InformativeTextError(%q) = %v, want ok=%v", s, err, ok)
+		}
+	}
+}
