@@ -183,6 +183,23 @@ func (k *kit) base(name string, b *contents) error {
 			return err
 		}
 	}
+	if err := k.emit(b, "honest_"+name+"_t0_bare", "honest", "honest writer: "+name+" with no informative text but the reason and the warning the rules require (one text each)", verdict, "", none,
+		func(c *lieCtx) {
+			r := &c.m.Static.Report
+			if r.Reason != "" {
+				r.Reason = "the metadata could not be read"
+			}
+			if len(r.Warnings) > 0 {
+				r.Warnings = []string{"fix the critical clauses first"}
+			}
+			for i := range r.Clauses {
+				cl := &r.Clauses[i]
+				cl.Title, cl.Observed, cl.Message = "", "", ""
+				cl.Questions, cl.Material, cl.Warnings = nil, nil, nil
+			}
+		}); err != nil {
+		return err
+	}
 	// The synthetic first_errors reworded after their normative prefix.
 	for ri, rp := range b.m.Repetitions {
 		for si, st := range rp.Stages {
@@ -212,6 +229,31 @@ func (k *kit) base(name string, b *contents) error {
 		if err := k.emit(b, "mutated_"+name+"_started_at_offset", "mutated", "mutated: "+name+" with started_at written +00:00 instead of Z (the same instant, another spelling)", verdict, "started_at",
 			[]verify.Class{verify.ClassTimeInconsistent},
 			func(c *lieCtx) { c.m.StartedAt = strings.TrimSuffix(c.m.StartedAt, "Z") + "+00:00" }); err != nil {
+			return err
+		}
+	}
+	// The claimed summary, one value at a time.
+	otherVerdict := "pass"
+	if verdict == "pass" {
+		otherVerdict = "boot_failed"
+	}
+	for _, cm := range []struct {
+		what, field string
+		edit        func(c *manifest.Claimed)
+	}{
+		{"claimed.verdict " + otherVerdict, "claimed.verdict", func(c *manifest.Claimed) { c.Verdict = otherVerdict }},
+		{"claimed.unstable negated", "claimed.unstable", func(c *manifest.Claimed) { c.Unstable = !c.Unstable }},
+		{"claimed.deviated negated", "claimed.deviated", func(c *manifest.Claimed) { c.Deviated = !c.Deviated }},
+		{"claimed.usable_for_certification negated", "claimed.usable_for_certification", func(c *manifest.Claimed) {
+			c.UsableForCertification = !c.UsableForCertification
+		}},
+	} {
+		if b.m.Claimed.Verdict == "" && cm.field == "claimed.verdict" {
+			continue // a static-only bundle claims no verdict
+		}
+		cm := cm
+		if err := k.emit(b, "mutated_"+name+"_"+strings.TrimPrefix(cm.field, "claimed."), "mutated", "mutated: "+name+" with "+cm.what, verdict, cm.field, V,
+			func(c *lieCtx) { cm.edit(&c.m.Claimed) }); err != nil {
 			return err
 		}
 	}
