@@ -2,6 +2,8 @@ package assemble
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -108,4 +110,44 @@ func InformativeTextError(s string) error {
 		}
 	}
 	return nil
+}
+
+// AdoptInformative copies into rebuilt, a manifest rebuilt from the
+// recorded inputs and the evidence, the informative texts of signed, the
+// manifest the writer signed, wherever the normative parts agree: the
+// whole T0 report when NormativeStatic projects both equal, and a stage's
+// first_error when FirstErrorIdentity does. The writer's informative
+// texts are recorded inputs (SPEC.md "Normative and informative values"),
+// so a manifest rebuilt this way equals the signed one byte for byte
+// exactly when every normative value does; where a normative part
+// differs, rebuilt keeps its own texts.
+func AdoptInformative(rebuilt, signed *manifest.Manifest) {
+	if reflect.DeepEqual(NormativeStatic(rebuilt.Static.Report), NormativeStatic(signed.Static.Report)) {
+		rebuilt.Static.Report = cloneStaticReport(signed.Static.Report)
+	}
+	for i := range min(len(rebuilt.Repetitions), len(signed.Repetitions)) {
+		rs, ss := rebuilt.Repetitions[i].Stages, signed.Repetitions[i].Stages
+		for j := range min(len(rs), len(ss)) {
+			if rs[j].Stage == ss[j].Stage && FirstErrorIdentity(rs[j].FirstError) == FirstErrorIdentity(ss[j].FirstError) {
+				rs[j].FirstError = ss[j].FirstError
+			}
+		}
+	}
+}
+
+func cloneStaticReport(r manifest.StaticReport) manifest.StaticReport {
+	c := r
+	if r.ConformingStatic != nil {
+		v := *r.ConformingStatic
+		c.ConformingStatic = &v
+	}
+	c.Warnings = slices.Clone(r.Warnings)
+	if r.Clauses != nil {
+		c.Clauses = make([]manifest.ClauseResult, len(r.Clauses))
+		for i, cl := range r.Clauses {
+			cl.Questions, cl.Material, cl.Warnings = slices.Clone(cl.Questions), slices.Clone(cl.Material), slices.Clone(cl.Warnings)
+			c.Clauses[i] = cl
+		}
+	}
+	return c
 }

@@ -59,3 +59,35 @@ func TestInformativeTextError(t *testing.T) {
 		}
 	}
 }
+
+func TestAdoptInformative(t *testing.T) {
+	tr := true
+	ours := &manifest.Manifest{
+		Static: manifest.Static{Report: manifest.StaticReport{ConformingStatic: &tr, Clauses: []manifest.ClauseResult{
+			{Clause: "5.1.1", Title: "Plugin declaration", Status: "conforming", Severity: "critical", Observed: "ours"}}}},
+		Repetitions: []manifest.Repetition{{Stages: []manifest.Stage{
+			{Stage: "T1", FirstError: "dshaudit: our words"}, {Stage: "T3", FirstError: "Error: line"}}}},
+	}
+	theirs := &manifest.Manifest{
+		Static: manifest.Static{Report: manifest.StaticReport{ConformingStatic: &tr, Clauses: []manifest.ClauseResult{
+			{Clause: "5.1.1", Title: "déclaration", Status: "conforming", Severity: "critical", Observed: "theirs"}}}},
+		Repetitions: []manifest.Repetition{{Stages: []manifest.Stage{
+			{Stage: "T1", FirstError: "dshaudit: their words"}, {Stage: "T3", FirstError: "Error: another line"}}}},
+	}
+	AdoptInformative(ours, theirs)
+	if got := ours.Static.Report.Clauses[0]; got.Observed != "theirs" || got.Title != "déclaration" {
+		t.Errorf("the writer's T0 texts are not adopted: %+v", got)
+	}
+	if got := ours.Repetitions[0].Stages[0].FirstError; got != "dshaudit: their words" {
+		t.Errorf("a composed first_error of the same identity is not adopted: %q", got)
+	}
+	if got := ours.Repetitions[0].Stages[1].FirstError; got != "Error: line" {
+		t.Errorf("an extracted first_error of another identity is adopted: %q", got)
+	}
+	theirs.Static.Report.Clauses[0].Status = "non-conforming"
+	theirs.Static.Report.Clauses[0].Observed = "changed"
+	AdoptInformative(ours, theirs)
+	if ours.Static.Report.Clauses[0].Status != "conforming" {
+		t.Error("a report whose normative part differs is adopted")
+	}
+}
