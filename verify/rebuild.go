@@ -143,6 +143,9 @@ func checkRebuild(rep *Report, m *manifest.Manifest, raw []byte, files map[strin
 			Message: message("the recorded inputs do not rebuild a manifest: %s", err.Error())})
 		return
 	}
+	// The writer's informative texts are inputs: adopted wherever the
+	// normative values agree (SPEC.md "Normative and informative values").
+	assemble.AdoptInformative(rebuilt, m)
 	want, err := manifest.Encode(rebuilt)
 	if err != nil {
 		rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,
