@@ -17,6 +17,9 @@ type BundleSigner interface {
 	signBundle(ctx context.Context, content sign.Content) (*protobundle.Bundle, error)
 	// selfCheck checks a bundle it has just made over manifest.
 	selfCheck(sig, manifest []byte) error
+	// selfCheckPayload checks a bundle it has just made over any
+	// statement (SignPayload).
+	selfCheckPayload(sig []byte) error
 }
 
 var (
@@ -34,5 +37,10 @@ func (s *Signer) signBundle(ctx context.Context, content sign.Content) (*protobu
 // selfCheck verifies with the key policy of the signer's own public key.
 func (s *Signer) selfCheck(sig, manifest []byte) error {
 	_, err := Verify(sig, manifest, Policy{Key: s.PublicKey()})
+	return err
+}
+
+func (s *Signer) selfCheckPayload(sig []byte) error {
+	_, _, err := VerifyPayload(sig, Policy{Key: s.PublicKey()})
 	return err
 }

@@ -197,29 +197,46 @@ func (k *KeylessSigner) signBundle(ctx context.Context, content sign.Content) (*
 // authority and an entry from each log. Trust in Fulcio, the timestamp
 // authorities and the log is the verifier's to decide.
 func (k *KeylessSigner) selfCheck(sig, manifest []byte) error {
-	b, err := parseBundle(sig)
+	b, err := k.checkNew(sig)
 	if err != nil {
 		return err
-	}
-	vc, err := b.VerificationContent()
-	if err != nil || vc.Certificate() == nil {
-		return fmt.Errorf("%w: the new bundle has no certificate: %v", ErrBundleMalformed, err)
-	}
-	sc, err := b.SignatureContent()
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBundleMalformed, err)
-	}
-	if err := verify.VerifySignature(sc, vc, nil); err != nil {
-		return fmt.Errorf("%w: does not verify with the certificate's key: %w", ErrSignatureInvalid, err)
 	}
 	st, err := signed.DecodeStatement(b.GetDsseEnvelope().GetPayload())
 	if err != nil {
 		return err
 	}
-	if err := st.CheckSubject(hexSHA256(manifest)); err != nil {
-		return err
+	return st.CheckSubject(hexSHA256(manifest))
+}
+
+// selfCheckPayload is selfCheck for any statement: the subject is the
+// caller's (SignPayload).
+func (k *KeylessSigner) selfCheckPayload(sig []byte) error {
+	_, err := k.checkNew(sig)
+	return err
+}
+
+// checkNew checks a new bundle's certificate, signature, timestamps and
+// log entries, and returns it parsed.
+func (k *KeylessSigner) checkNew(sig []byte) (*bundle.Bundle, error) {
+	b, err := parseBundle(sig)
+	if err != nil {
+		return nil, err
 	}
-	return countMaterial(b, len(k.tsas), len(k.logs))
+	vc, err := b.VerificationContent()
+	if err != nil || vc.Certificate() == nil {
+		return nil, fmt.Errorf("%w: the new bundle has no certificate: %v", ErrBundleMalformed, err)
+	}
+	sc, err := b.SignatureContent()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBundleMalformed, err)
+	}
+	if err := verify.VerifySignature(sc, vc, nil); err != nil {
+		return nil, fmt.Errorf("%w: does not verify with the certificate's key: %w", ErrSignatureInvalid, err)
+	}
+	if err := countMaterial(b, len(k.tsas), len(k.logs)); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 func countMaterial(b *bundle.Bundle, tsas, logs int) error {

@@ -13,16 +13,19 @@ import (
 // into a DSSE envelope (payloadType PayloadType) signed by signer inside
 // a Sigstore bundle v0.3, returned as JSON in the same stable form as
 // Sign's. Sign is this for the evidence statement; the verification
-// summary (package vsa) is the other statement dshaudit signs. The
-// signature is checked with the signer's key before it is returned.
-func SignPayload(ctx context.Context, payload []byte, signer *Signer) ([]byte, error) {
-	if signer == nil {
-		return nil, fmt.Errorf("%w: no signing key", ErrKey)
+// summary (package vsa) is the other statement dshaudit signs. signer is
+// a key or a keyless signer (BundleSigner). The new bundle is checked
+// before it is returned: a key's with its public key, a keyless one's
+// against its certificate's key and for the timestamps and log entries
+// it asked for.
+func SignPayload(ctx context.Context, payload []byte, signer BundleSigner) ([]byte, error) {
+	if signer == nil || signer == (*Signer)(nil) || signer == (*KeylessSigner)(nil) {
+		return nil, fmt.Errorf("%w: no signer", ErrKey)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	pb, err := sign.Bundle(&sign.DSSEData{Data: payload, PayloadType: PayloadType}, keypair{signer}, sign.BundleOptions{Context: ctx})
+	pb, err := signer.signBundle(ctx, &sign.DSSEData{Data: payload, PayloadType: PayloadType})
 	if err != nil {
 		return nil, fmt.Errorf("sign: %w", err)
 	}
@@ -34,7 +37,7 @@ func SignPayload(ctx context.Context, payload []byte, signer *Signer) ([]byte, e
 	if err != nil {
 		return nil, fmt.Errorf("encode bundle: %w", err)
 	}
-	if _, _, err := VerifyPayload(out, Policy{Key: signer.PublicKey()}); err != nil {
+	if err := signer.selfCheckPayload(out); err != nil {
 		return nil, fmt.Errorf("self-check of the new signature failed: %w", err)
 	}
 	return out, nil

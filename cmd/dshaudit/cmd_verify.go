@@ -75,11 +75,14 @@ identity rule or --insecure-any-identity).
 
 With --summary FILE (one bundle), a signed verification summary is written
 whatever the result: a SLSA Verification Summary Attestation v1 in a
-Sigstore bundle, signed with --summary-key, saying PASSED exactly when the
-exit code is 0, with dshaudit's levels (SPEC.md "Verification summary");
---summary-dsse also writes its bare DSSE envelope, for slsa-verifier. It
-has no time unless --now gives one, so the same verification gives the
-same file. Check one with dshaudit verify-summary. --step-summary appends
+Sigstore bundle, signed with --summary-key or, with --keyless, by a
+short-lived Fulcio certificate for an OIDC identity (the keyless flags of
+run: --identity-token, --signing-config, ...), saying PASSED exactly when
+the exit code is 0, with dshaudit's levels (SPEC.md "Verification
+summary"); --summary-dsse also writes its bare DSSE envelope, for
+slsa-verifier (key-signed only: slsa-verifier checks no keyless
+summary). A key-signed one has no time unless --now gives one, so the
+same verification gives the same file. Check one with dshaudit verify-summary. --step-summary appends
 a Markdown summary (GitHub's $GITHUB_STEP_SUMMARY).
 
 Exit codes:
@@ -110,7 +113,9 @@ Exit codes:
 
   # publish what you verified: a signed verification summary
   dshaudit verify b.tar.zst --key author.pub --summary b.vsa.sigstore.json \
-      --summary-key registry.key --summary-verifier-id https://registry.example/dshaudit`,
+      --summary-key registry.key --summary-verifier-id https://registry.example/dshaudit
+  # the same, signed keylessly (in GitHub Actions: permissions: id-token: write)
+  dshaudit verify b.tar.zst --key author.pub --summary b.vsa.sigstore.json --keyless`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Bundles = args
@@ -138,7 +143,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 	if err := o.checkLimits(); err != nil {
 		return err
 	}
-	signer, now, err := o.summaryFlags.prepare()
+	signer, now, err := o.summaryFlags.prepare(cmd.Context())
 	if err != nil {
 		return err
 	}

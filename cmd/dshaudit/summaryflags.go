@@ -34,6 +34,9 @@ type summaryFlags struct {
 	VerifierID string
 	// Now is the verification time, RFC 3339; "" leaves timeVerified out.
 	Now string
+	// keyless signs the summary keylessly instead (--keyless and the
+	// keyless flags run has).
+	keyless keylessFlags
 }
 
 func (o *summaryFlags) register(f *pflag.FlagSet) {
@@ -41,24 +44,27 @@ func (o *summaryFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&o.SummaryKey, "summary-key", "", "with --summary: the private key (PEM) that signs the summary")
 	f.StringVar(&o.SummaryDSSE, "summary-dsse", "", "with --summary: also write the summary's bare DSSE envelope to FILE (for slsa-verifier verify-vsa)")
 	f.StringVar(&o.VerifierID, "summary-verifier-id", vsa.DefaultVerifierID, "with --summary: the verifier.id naming who verified (a URI)")
+	o.keyless.register(f)
+	f.Lookup("keyless").Usage = "with --summary: sign the summary with a short-lived Fulcio certificate for an OIDC identity instead of --summary-key (Sigstore keyless)"
 	f.StringVar(&o.Now, "now", "", "the verification time (RFC 3339), default the clock: the run's dates are checked against it (SPEC.md \"Time and process facts\"), and the summary has a timeVerified only when given")
 }
 
-// summarySigner signs a summary statement into a Sigstore bundle. The
-// key signer is the only one yet; a keyless one joins here.
+// summarySigner signs a summary statement into a Sigstore bundle: a key
+// (--summary-key) or a keyless signer (--keyless).
 type summarySigner interface {
 	SignPayload(ctx context.Context, payload []byte) ([]byte, error)
 }
 
-type keySummarySigner struct{ s *attest.Signer }
+type bundleSummarySigner struct{ s attest.BundleSigner }
 
-func (k keySummarySigner) SignPayload(ctx context.Context, payload []byte) ([]byte, error) {
-	return attest.SignPayload(ctx, payload, k.s)
+func (k bundleSummarySigner) SignPayload(ctx context.Context, payload []byte) ([]byte, error) {
+	signed, err := attest.SignPayload(ctx, payload, k.s)
+	return signed, keylessErr(err)
 }
 
 // prepare checks the flags before anything is verified and returns the
 // signer and time; nil signer when no summary is wanted.
-func (o *summaryFlags) prepare() (summarySigner, time.Time, error) {
+func (o *summaryFlags) prepare(ctx context.Context) (summarySigner, time.Time, error) {
 	var now time.Time
 	if o.Now != "" {
 		t, err := time.Parse(time.RFC3339, o.Now)
@@ -68,22 +74,21 @@ func (o *summaryFlags) prepare() (summarySigner, time.Time, error) {
 		now = t
 	}
 	if o.Summary == "" {
-		if o.SummaryKey != "" || o.SummaryDSSE != "" {
-			return nil, now, fmt.Errorf("%w: --summary-key and --summary-dsse go with --summary FILE", ErrUsage)
+		if o.SummaryKey != "" || o.SummaryDSSE != "" || o.keyless.Keyless || o.keyless.changed() {
+			return nil, now, fmt.Errorf("%w: --summary-key, --summary-dsse, --keyless and the keyless flags go with --summary FILE", ErrUsage)
 		}
 		return nil, now, nil
-	}
-	if o.SummaryKey == "" {
-		return nil, now, fmt.Errorf("%w: --summary needs --summary-key KEY to sign it", ErrUsage)
-	}
-	s, err := attest.LoadSigner(o.SummaryKey)
-	if err != nil {
-		return nil, now, fmt.Errorf("%w: --summary-key: %w", ErrUsage, err)
 	}
 	if err := vsa.CheckVerifierID(o.VerifierID); err != nil {
 		return nil, now, fmt.Errorf("%w: --summary-verifier-id: %w", ErrUsage, err)
 	}
-	return keySummarySigner{s}, now, nil
+	// The key or keyless signer, exactly one; the identity token is
+	// fetched now, before the bundle is verified.
+	s, err := o.keyless.bundleSigner(ctx, "--summary-key", o.SummaryKey)
+	if err != nil {
+		return nil, now, err
+	}
+	return bundleSummarySigner{s}, now, nil
 }
 
 // summaryInput is what the verification established, for vsa.Build.
