@@ -3,10 +3,15 @@
 # the environment GitHub Actions gives a release job: the GITHUB_*
 # variables, a release event, RUNNER_TEMP, a step-summary file and an
 # output file. `gh release upload` is replaced by a recorder that checks
-# what would have been uploaded. Key-signed (testdata/vectors/keys).
+# what would have been uploaded. Key-signed (testdata/vectors/keys), or
+# keyless with ACTION_LOCAL_KEYLESS=1: the Sigstore services of
+# scripts/setup-sigstore.sh start sign, ACTIONS_ID_TOKEN_REQUEST_URL and
+# _TOKEN pointing at its OIDC issuer's emulation of the GitHub Actions
+# token request, whose claims name this job's workflow.
 #
 #   scripts/action-local.sh OUTDIR          publish the pass vector's bundle
-#                                           (no container: seconds)
+#                                           (no container: seconds; keyless,
+#                                           the summary is signed keylessly)
 #   INPUT_PACKAGE=SPEC INPUT_IMAGE=REF scripts/action-local.sh OUTDIR
 #                                           the full run of SPEC (1–2 min)
 #
@@ -45,6 +50,7 @@ export GITHUB_WORKSPACE=$out/workspace GITHUB_REPOSITORY=acme/hello-dsh-plugin
 export GITHUB_SERVER_URL=https://github.com GITHUB_EVENT_NAME=release
 export GITHUB_REF=refs/tags/v1.0.0 GITHUB_REF_NAME=v1.0.0 GITHUB_REF_TYPE=tag
 export GITHUB_RUN_ID=1 GITHUB_RUN_ATTEMPT=1 GITHUB_ACTOR=acme GITHUB_WORKFLOW="dshaudit evidence"
+export GITHUB_WORKFLOW_REF=acme/hello-dsh-plugin/.github/workflows/release.yml@refs/tags/v1.0.0
 export GITHUB_ACTION_PATH=$repo GITHUB_ACTION_REF=local
 export RUNNER_TEMP=$out/runner-temp GITHUB_STEP_SUMMARY=$out/step-summary.md GITHUB_OUTPUT=$out/output
 export GITHUB_EVENT_PATH=$out/event.json
@@ -78,9 +84,38 @@ export PATH=$out/bin:$PATH
 # Step "Test, verify, summarise and upload", with the inputs as
 # action.yml maps them.
 export DSHAUDIT=$RUNNER_TEMP/bin/dshaudit GH_TOKEN=recorder
-export INPUT_SIGNING_KEY
-INPUT_SIGNING_KEY=$(cat testdata/vectors/keys/signer.key)
-export INPUT_PUBLIC_KEY="" INPUT_KEYLESS=false INPUT_VERIFIER_ID=https://github.com/acme/hello-dsh-plugin/actions
+export INPUT_SIGNING_KEY INPUT_PUBLIC_KEY INPUT_KEYLESS INPUT_VERIFIER_ID=https://github.com/acme/hello-dsh-plugin/actions
+if [[ ${ACTION_LOCAL_KEYLESS:-} == 1 ]]; then
+	env=$cache/sigstore/run/sigstore.env
+	[[ -f $env ]] || fail "keyless: $env is missing (scripts/setup-sigstore.sh start)"
+	# Its values are read, not sourced (one holds spaces unquoted).
+	for k in OIDC_ISSUER ACTIONS_URL ACTIONS_TOKEN TRUSTED_ROOT SIGNING_CONFIG; do
+		v=$(sed -n "s/^DSHAUDIT_SIGSTORE_$k=//p" "$env")
+		[[ -n $v ]] || fail "keyless: $env has no DSHAUDIT_SIGSTORE_$k"
+		printf -v "DSHAUDIT_SIGSTORE_$k" '%s' "$v"
+	done
+	curl -fsS -o /dev/null "$DSHAUDIT_SIGSTORE_OIDC_ISSUER/.well-known/openid-configuration" ||
+		fail "keyless: the OIDC issuer $DSHAUDIT_SIGSTORE_OIDC_ISSUER is not answering (scripts/setup-sigstore.sh start)"
+	# What GitHub sets with permissions: id-token: write; the claims
+	# override the issuer's defaults so that the token names this job.
+	wf=$GITHUB_WORKFLOW_REF
+	export ACTIONS_ID_TOKEN_REQUEST_URL="$DSHAUDIT_SIGSTORE_ACTIONS_URL&repository=$GITHUB_REPOSITORY&repository_owner=acme&workflow_ref=$wf&job_workflow_ref=$wf&event_name=release&run_id=$GITHUB_RUN_ID&sub=repo:$GITHUB_REPOSITORY:ref:$GITHUB_REF"
+	export ACTIONS_ID_TOKEN_REQUEST_TOKEN=$DSHAUDIT_SIGSTORE_ACTIONS_TOKEN
+	unset SIGSTORE_ID_TOKEN
+	INPUT_SIGNING_KEY="" INPUT_KEYLESS=true
+	export INPUT_TRUSTED_ROOT=$DSHAUDIT_SIGSTORE_TRUSTED_ROOT INPUT_SIGNING_CONFIG=$DSHAUDIT_SIGSTORE_SIGNING_CONFIG
+	export INPUT_CERTIFICATE_IDENTITY="" INPUT_CERTIFICATE_OIDC_ISSUER=$DSHAUDIT_SIGSTORE_OIDC_ISSUER
+	# The pass vector is key-signed: its key verifies it; the summary is
+	# signed keylessly.
+	INPUT_PUBLIC_KEY=""
+	[[ -n ${INPUT_PACKAGE:-} ]] || INPUT_PUBLIC_KEY=$repo/testdata/vectors/keys/signer.pub
+	summarytrust=(--trusted-root "$INPUT_TRUSTED_ROOT" --certificate-identity "$GITHUB_SERVER_URL/$GITHUB_WORKFLOW_REF"
+		--certificate-oidc-issuer "$INPUT_CERTIFICATE_OIDC_ISSUER")
+else
+	INPUT_SIGNING_KEY=$(cat testdata/vectors/keys/signer.key)
+	INPUT_PUBLIC_KEY="" INPUT_KEYLESS=false
+	summarytrust=(--key "$RUNNER_TEMP/dshaudit-out/dshaudit.pub")
+fi
 export INPUT_TAG=v1.0.0 INPUT_UPLOAD=true INPUT_IMAGE_ARCHIVE=${INPUT_IMAGE_ARCHIVE:-}
 export INPUT_IMAGE=${INPUT_IMAGE:-} INPUT_PACKAGE=${INPUT_PACKAGE:-}
 if [[ -z $INPUT_PACKAGE ]]; then
@@ -109,7 +144,7 @@ n=$(ls "$recorded" | wc -l)
 [[ $n == 4 ]] || fail "uploaded $n files, want 4"
 bundle=$(ls "$recorded"/*.dshaudit.tar.zst)
 grep -q '<html' "$recorded"/*.report.html || fail "the report is not an HTML page"
-"$DSHAUDIT" verify-summary "$recorded"/*.vsa.sigstore.json --key "$RUNNER_TEMP/dshaudit-out/dshaudit.pub" \
+"$DSHAUDIT" verify-summary "$recorded"/*.vsa.sigstore.json "${summarytrust[@]}" \
 	--artifact "$bundle" --verifier-id "$INPUT_VERIFIER_ID" --level DSHIO_DYNAMIC_PASS >/dev/null ||
 	fail "the uploaded summary does not verify"
 grep -q '^### dshaudit: ' "$GITHUB_STEP_SUMMARY" || fail "no job summary"

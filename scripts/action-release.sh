@@ -14,7 +14,17 @@
 #   INPUT_IMAGE_ARCHIVE the image's OCI archive, a path or an https URL
 #   INPUT_SIGNING_KEY   the private key, PEM (from a secret)
 #   INPUT_PUBLIC_KEY    its public key file (default: derived with openssl)
-#   INPUT_KEYLESS       "true": sign keylessly (needs dshaudit with --keyless)
+#   INPUT_KEYLESS       "true": sign bundle and summary keylessly, with the
+#                       job's OIDC token (permissions: id-token: write)
+#   INPUT_SIGNING_CONFIG keyless: a Sigstore signing_config.json (default:
+#                       the public-good instance)
+#   INPUT_TRUSTED_ROOT  keyless: the trusted_root.json that verifies them
+#                       (required; the public-good instance's is the one
+#                       its TUF repository publishes)
+#   INPUT_CERTIFICATE_IDENTITY keyless: the identity they must carry
+#                       (default $GITHUB_SERVER_URL/$GITHUB_WORKFLOW_REF)
+#   INPUT_CERTIFICATE_OIDC_ISSUER keyless: its issuer (default
+#                       https://token.actions.githubusercontent.com)
 #   INPUT_VERIFIER_ID   the summary's verifier.id
 #   INPUT_TAG           the release tag (default: $GITHUB_REF_NAME)
 #   INPUT_UPLOAD        "true": upload the three files with gh release upload
@@ -43,20 +53,40 @@ if [[ -z $pkg && -z ${INPUT_BUNDLE:-} ]]; then
 fi
 
 # Signing: a key from a secret, or keyless (OIDC, id-token: write).
+# sign is run's signing, sumsign the summary's, trust how both verify;
+# bundletrust verifies the bundle (a given bundle may be key-signed:
+# public-key).
 keyfile=$RUNNER_TEMP/dshaudit-signing.key
-sign=()
+pub=${INPUT_PUBLIC_KEY:-}
 if [[ ${INPUT_KEYLESS:-false} == true ]]; then
+	[[ -z ${INPUT_SIGNING_KEY:-} ]] || die "give signing-key or keyless: true, not both"
 	sign=(--keyless)
-	die "keyless signing needs a dshaudit with --keyless; give signing-key for now"
+	[[ -n ${INPUT_SIGNING_CONFIG:-} ]] && sign+=(--signing-config "$INPUT_SIGNING_CONFIG")
+	sumsign=("${sign[@]}")
+	root=${INPUT_TRUSTED_ROOT:-}
+	[[ -f $root ]] || die "keyless: give the trusted-root input (a Sigstore trusted_root.json that verifies the signatures)"
+	issuer=${INPUT_CERTIFICATE_OIDC_ISSUER:-https://token.actions.githubusercontent.com}
+	if [[ -z ${INPUT_CERTIFICATE_IDENTITY:-} ]]; then
+		[[ -n ${GITHUB_WORKFLOW_REF:-} ]] || die "no certificate-identity input and no GITHUB_WORKFLOW_REF"
+		INPUT_CERTIFICATE_IDENTITY=${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_WORKFLOW_REF
+	fi
+	trust=(--trusted-root "$root" --certificate-identity "$INPUT_CERTIFICATE_IDENTITY"
+		--certificate-oidc-issuer "$issuer")
+	bundletrust=("${trust[@]}")
+	[[ -n $pub && -n ${INPUT_BUNDLE:-} ]] && bundletrust=(--key "$pub")
+	check="--trusted-root trusted_root.json --certificate-identity '$INPUT_CERTIFICATE_IDENTITY' --certificate-oidc-issuer '$issuer'"
 else
 	[[ -n ${INPUT_SIGNING_KEY:-} ]] || die "give the signing-key input (a secret holding the PEM of dshaudit key generate) or keyless: true"
 	(umask 077 && printf '%s\n' "$INPUT_SIGNING_KEY" >"$keyfile")
 	sign=(--signing-key "$keyfile")
-fi
-pub=${INPUT_PUBLIC_KEY:-}
-if [[ -z $pub ]]; then
-	pub=$out/dshaudit.pub
-	openssl pkey -in "$keyfile" -pubout -out "$pub" || die "cannot derive the public key from signing-key"
+	sumsign=(--summary-key "$keyfile")
+	if [[ -z $pub ]]; then
+		pub=$out/dshaudit.pub
+		openssl pkey -in "$keyfile" -pubout -out "$pub" || die "cannot derive the public key from signing-key"
+	fi
+	trust=(--key "$pub")
+	bundletrust=("${trust[@]}")
+	check="--key dshaudit.pub"
 fi
 
 # The tests, unless a bundle was given.
@@ -94,13 +124,13 @@ summary=$out/$name.vsa.sigstore.json
 envelope=$out/$name.vsa.dsse.json
 report=$out/$name.report.html
 set +e
-"$DSHAUDIT" verify "$bundle" --key "$pub" --summary "$summary" --summary-dsse "$envelope" \
-	--summary-key "$keyfile" --summary-verifier-id "${INPUT_VERIFIER_ID:-https://dshaudit.dev/verifier}" \
+"$DSHAUDIT" verify "$bundle" "${bundletrust[@]}" --summary "$summary" --summary-dsse "$envelope" \
+	"${sumsign[@]}" --summary-verifier-id "${INPUT_VERIFIER_ID:-https://dshaudit.dev/verifier}" \
 	--step-summary "$GITHUB_STEP_SUMMARY"
 verified=$?
 set -e
 [[ $verified == 0 || $verified == 1 ]] || die "dshaudit verify could not run (exit $verified)" "$verified"
-"$DSHAUDIT" report "$bundle" --key "$pub" -o "$report" || [[ $? == 1 ]] || die "dshaudit report failed"
+"$DSHAUDIT" report "$bundle" "${bundletrust[@]}" -o "$report" || [[ $? == 1 ]] || die "dshaudit report failed"
 
 base=${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-}/releases/download/$tag
 {
@@ -110,7 +140,7 @@ base=${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-}/releases/do
 		echo "- [$(basename "$f")]($base/$(basename "$f"))"
 	done
 	echo
-	echo "Check the summary: \`dshaudit verify-summary $(basename "$summary") --key dshaudit.pub --artifact $(basename "$bundle")\`"
+	echo "Check the summary: \`dshaudit verify-summary $(basename "$summary") $check --artifact $(basename "$bundle")\`"
 	echo
 } >>"$GITHUB_STEP_SUMMARY"
 
