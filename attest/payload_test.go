@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
@@ -61,4 +62,15 @@ func TestVerifyPayloadKeyless(t *testing.T) {
 	wantErr(t, err, attest.ErrUntrustedSigner)
 	_, _, err = attest.VerifyPayload(sig, attest.Policy{Key: newSigner(t, attest.Ed25519).PublicKey()})
 	wantErr(t, err, attest.ErrWrongKey)
+}
+
+// SignPayload refuses no signer, typed or untyped, with ErrKey.
+func TestSignPayloadNoSigner(t *testing.T) {
+	payload := []byte(`{}`)
+	for name, s := range map[string]attest.BundleSigner{"nil": nil, "nil key": (*attest.Signer)(nil), "nil keyless": (*attest.KeylessSigner)(nil)} {
+		_, err := attest.SignPayload(context.Background(), payload, s)
+		if !errors.Is(err, attest.ErrKey) {
+			t.Errorf("%s: err %v, want ErrKey", name, err)
+		}
+	}
 }
