@@ -16,8 +16,8 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/bundle"
-	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 const tarBlock = 512

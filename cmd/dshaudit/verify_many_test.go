@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/attest"
-	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 	"github.com/dshaudit/dshaudit/internal/termtext"
+	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/verify"
 )
