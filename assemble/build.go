@@ -98,28 +98,13 @@ func Build(in Input) (*manifest.Manifest, map[string][]byte, error) {
 		return nil, nil, fmt.Errorf("%w: %s", ErrInput, probs[0])
 	}
 	for i := range m.Repetitions {
-		res := d.Repetitions[i]
-		m.Repetitions[i].Verdict = string(res.Verdict)
-		for j := range m.Repetitions[i].Stages {
-			sr := res.Stages[j]
-			st := &m.Repetitions[i].Stages[j]
-			if st.ExitCode != nil && sr.Status == rules.StageNotExecuted {
+		for j, st := range m.Repetitions[i].Stages {
+			if st.ExitCode != nil && d.Repetitions[i].Stages[j].Status == rules.StageNotExecuted {
 				return nil, nil, fmt.Errorf("%w: repetition %d: %s ran after an earlier stage failed (DSHIO/T 20 11.2)", ErrInput, i+1, st.Stage)
 			}
-			st.Status = string(sr.Status)
-			st.Verdict = string(sr.Verdict)
-			st.FirstError = sr.FirstError
 		}
 	}
-	m.Static.Report = WireStaticReport(d.Static)
-	m.Claimed = manifest.Claimed{
-		Verdict:                string(d.Overall),
-		ConformingStatic:       d.Static.ConformingStatic,
-		Unstable:               d.Unstable,
-		Deviated:               d.Deviated,
-		UsableForCertification: d.Usable,
-	}
-	m.Declaration = Declaration(m)
+	Claim(m, d)
 	m.Files = bundle.FileList(files)
 	return m, files, nil
 }

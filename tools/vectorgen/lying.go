@@ -184,24 +184,7 @@ func lieBase(c *contents) (*lieCtx, error) {
 // assemble.Build does: the writer derived honestly from what it recorded.
 func reclaim(m *manifest.Manifest, files map[string][]byte) {
 	d, _ := assemble.Derive(m, files, rules.DefaultLimits())
-	for i := range m.Repetitions {
-		if i >= len(d.Repetitions) {
-			break
-		}
-		res := d.Repetitions[i]
-		m.Repetitions[i].Verdict = string(res.Verdict)
-		for j := range m.Repetitions[i].Stages {
-			if j >= len(res.Stages) {
-				break
-			}
-			sr := res.Stages[j]
-			st := &m.Repetitions[i].Stages[j]
-			st.Status, st.Verdict, st.FirstError = string(sr.Status), string(sr.Verdict), sr.FirstError
-		}
-	}
-	m.Static.Report = assemble.WireStaticReport(d.Static)
-	m.Claimed = manifest.Claimed{Verdict: string(d.Overall), ConformingStatic: d.Static.ConformingStatic, Unstable: d.Unstable, Deviated: d.Deviated, UsableForCertification: d.Usable}
-	m.Declaration = assemble.Declaration(m)
+	assemble.Claim(m, d)
 }
 
 func (g *gen) lying() error {
