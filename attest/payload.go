@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/sigstore/sigstore-go/pkg/sign"
 	"github.com/sigstore/sigstore-go/pkg/verify"
 	"google.golang.org/protobuf/encoding/protojson"
 )
@@ -25,17 +24,9 @@ func SignPayload(ctx context.Context, payload []byte, signer BundleSigner) ([]by
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	pb, err := signer.signBundle(ctx, &sign.DSSEData{Data: payload, PayloadType: PayloadType})
+	out, err := signDSSE(ctx, signer, payload)
 	if err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
-	}
-	raw, err := protojson.Marshal(pb)
-	if err != nil {
-		return nil, fmt.Errorf("encode bundle: %w", err)
-	}
-	out, err := stableJSON(raw)
-	if err != nil {
-		return nil, fmt.Errorf("encode bundle: %w", err)
+		return nil, err
 	}
 	if err := signer.selfCheckPayload(out); err != nil {
 		return nil, fmt.Errorf("self-check of the new signature failed: %w", err)
@@ -94,17 +85,7 @@ func VerifyPayload(sigJSON []byte, policy Policy) ([]byte, *Result, error) {
 		return nil, nil, fmt.Errorf("%w: %w", ErrUntrustedSigner, err)
 	}
 	out := &Result{}
-	for _, ts := range res.VerifiedTimestamps {
-		out.Timestamps = append(out.Timestamps, ts.Timestamp)
-	}
-	if policy.Key != nil {
-		out.KeyFingerprint = policy.Key.Fingerprint()
-		out.Signer = "key " + out.KeyFingerprint
-	} else if c := res.Signature.Certificate; c != nil {
-		out.CertificateIdentity = c.SubjectAlternativeName
-		out.CertificateIssuer = c.Extensions.Issuer
-		out.Signer = fmt.Sprintf("%s (issuer %s)", c.SubjectAlternativeName, c.Extensions.Issuer)
-	}
+	recordSigner(out, policy, res)
 	return b.GetDsseEnvelope().GetPayload(), out, nil
 }
 

@@ -37,17 +37,9 @@ func Sign(ctx context.Context, manifest []byte, pred Predicate, signer BundleSig
 	if err != nil {
 		return nil, fmt.Errorf("encode statement: %w", err)
 	}
-	pb, err := signer.signBundle(ctx, &sign.DSSEData{Data: payload, PayloadType: PayloadType})
+	out, err := signDSSE(ctx, signer, payload)
 	if err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
-	}
-	raw, err := protojson.Marshal(pb)
-	if err != nil {
-		return nil, fmt.Errorf("encode bundle: %w", err)
-	}
-	out, err := stableJSON(raw)
-	if err != nil {
-		return nil, fmt.Errorf("encode bundle: %w", err)
+		return nil, err
 	}
 	if err := signer.selfCheck(out, manifest); err != nil {
 		return nil, fmt.Errorf("self-check of the new signature failed: %w", err)
@@ -69,4 +61,23 @@ func stableJSON(raw []byte) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// signDSSE signs payload as an in-toto DSSE envelope in a Sigstore bundle
+// and returns the bundle's stable JSON: the one signing step of Sign (a
+// bundle's statement) and SignPayload (any statement).
+func signDSSE(ctx context.Context, signer BundleSigner, payload []byte) ([]byte, error) {
+	pb, err := signer.signBundle(ctx, &sign.DSSEData{Data: payload, PayloadType: PayloadType})
+	if err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	raw, err := protojson.Marshal(pb)
+	if err != nil {
+		return nil, fmt.Errorf("encode bundle: %w", err)
+	}
+	out, err := stableJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("encode bundle: %w", err)
+	}
+	return out, nil
 }

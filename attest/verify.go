@@ -65,16 +65,8 @@ func Verify(sigJSON, manifest []byte, policy Policy) (*Result, error) {
 		return nil, err
 	}
 	out := &Result{ManifestSHA256: hexDigest, Predicate: st.Predicate}
-	for _, ts := range res.VerifiedTimestamps {
-		out.Timestamps = append(out.Timestamps, ts.Timestamp)
-	}
-	if policy.Key != nil {
-		out.KeyFingerprint = policy.Key.Fingerprint()
-		out.Signer = "key " + out.KeyFingerprint
-	} else if c := res.Signature.Certificate; c != nil {
-		out.CertificateIdentity = c.SubjectAlternativeName
-		out.CertificateIssuer = c.Extensions.Issuer
-		out.Signer = fmt.Sprintf("%s (issuer %s)", c.SubjectAlternativeName, c.Extensions.Issuer)
+	recordSigner(out, policy, res)
+	if c := res.Signature.Certificate; policy.Key == nil && c != nil {
 		out.Certificate = &signed.Certificate{
 			Identity: c.SubjectAlternativeName, Issuer: c.Extensions.Issuer,
 			SourceRepository: c.Extensions.SourceRepositoryURI, SourceRepositoryRef: c.Extensions.SourceRepositoryRef,
@@ -208,4 +200,21 @@ func validityContext(b *bundle.Bundle, vc verify.VerificationContent, policy Pol
 		}
 	}
 	return ctx + ")"
+}
+
+// recordSigner sets what a verified signature says of its signer: the
+// verified timestamps, and the key's fingerprint or the certificate's
+// identity and issuer. Verify adds the certificate's extensions.
+func recordSigner(out *Result, policy Policy, res *verify.VerificationResult) {
+	for _, ts := range res.VerifiedTimestamps {
+		out.Timestamps = append(out.Timestamps, ts.Timestamp)
+	}
+	if policy.Key != nil {
+		out.KeyFingerprint = policy.Key.Fingerprint()
+		out.Signer = "key " + out.KeyFingerprint
+	} else if c := res.Signature.Certificate; c != nil {
+		out.CertificateIdentity = c.SubjectAlternativeName
+		out.CertificateIssuer = c.Extensions.Issuer
+		out.Signer = fmt.Sprintf("%s (issuer %s)", c.SubjectAlternativeName, c.Extensions.Issuer)
+	}
 }
