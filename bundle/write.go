@@ -118,18 +118,21 @@ func writeEntries(w io.Writer, entries []entry) error {
 	if err := writeTar(&size, entries); err != nil {
 		return fmt.Errorf("write bundle: %w", err)
 	}
-	enc, err := newEncoder(w)
+	enc, err := getEncoder()
 	if err != nil {
 		return fmt.Errorf("write bundle: zstd: %w", err)
 	}
 	enc.ResetContentSize(w, int64(size))
 	if err := writeTar(enc, entries); err != nil {
 		enc.Close()
+		putEncoder(enc)
 		return fmt.Errorf("write bundle: %w", err)
 	}
 	if err := enc.Close(); err != nil {
+		putEncoder(enc)
 		return fmt.Errorf("write bundle: zstd: %w", err)
 	}
+	putEncoder(enc)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -29,6 +30,30 @@ func newEncoder(w io.Writer) (*zstd.Encoder, error) {
 		zstd.WithZeroFrames(true),
 		zstd.WithLowerEncoderMem(false),
 	)
+}
+
+// encoders keeps encoders between writes: a new encoder allocates and
+// clears a history of twice the window (16 MiB) on its first block,
+// which cost a writer of many small bundles (batch; the mutation
+// harness, which writes one bundle per mutation) about half its CPU. An
+// encoder reset for a new frame writes the same bytes as a new one
+// (TestEncoderReuseSameBytes).
+var encoders sync.Pool
+
+// getEncoder returns a pooled encoder with the fixed bundle settings, or
+// a new one; the caller resets it onto its writer.
+func getEncoder() (*zstd.Encoder, error) {
+	if e, ok := encoders.Get().(*zstd.Encoder); ok {
+		return e, nil
+	}
+	return newEncoder(nil)
+}
+
+// putEncoder returns a closed encoder to the pool, detached from the
+// writer it wrote to.
+func putEncoder(e *zstd.Encoder) {
+	e.Reset(nil)
+	encoders.Put(e)
 }
 
 // newDecoder returns a zstd decoder that refuses windows above
