@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
@@ -63,53 +61,38 @@ func FirstErrorIdentity(s string) string {
 }
 
 // InformativeText is one informative text of a recorded result, by
-// manifest field name.
+// manifest field name (static.report.clauses[0].title) and by JSON
+// Pointer into manifest.json (/static/report/clauses/0/title).
 type InformativeText struct {
-	Field, Text string
+	Field, Pointer, Text string
 }
 
 // StaticInformative lists every informative text of r, by manifest
 // field name, in report order.
 func StaticInformative(r manifest.StaticReport) []InformativeText {
 	var t []InformativeText
-	add := func(field, s string) {
+	add := func(field, ptr, s string) {
 		if s != "" {
-			t = append(t, InformativeText{field, s})
+			t = append(t, InformativeText{field, ptr, s})
 		}
 	}
-	addList := func(field string, l []string) {
+	addList := func(field, ptr string, l []string) {
 		for i, s := range l {
-			add(fmt.Sprintf("%s[%d]", field, i), s)
+			add(fmt.Sprintf("%s[%d]", field, i), fmt.Sprintf("%s/%d", ptr, i), s)
 		}
 	}
-	add("static.report.reason", r.Reason)
-	addList("static.report.warnings", r.Warnings)
+	add("static.report.reason", "/static/report/reason", r.Reason)
+	addList("static.report.warnings", "/static/report/warnings", r.Warnings)
 	for i, c := range r.Clauses {
-		f := fmt.Sprintf("static.report.clauses[%d]", i)
-		add(f+".title", c.Title)
-		add(f+".observed", c.Observed)
-		add(f+".message", c.Message)
-		addList(f+".questions", c.Questions)
-		addList(f+".material", c.Material)
-		addList(f+".warnings", c.Warnings)
+		f, p := fmt.Sprintf("static.report.clauses[%d]", i), fmt.Sprintf("/static/report/clauses/%d", i)
+		add(f+".title", p+"/title", c.Title)
+		add(f+".observed", p+"/observed", c.Observed)
+		add(f+".message", p+"/message", c.Message)
+		addList(f+".questions", p+"/questions", c.Questions)
+		addList(f+".material", p+"/material", c.Material)
+		addList(f+".warnings", p+"/warnings", c.Warnings)
 	}
 	return t
-}
-
-// InformativeTextError says why s cannot be an informative text: it
-// must be one line of printable text (SPEC.md "Normative and informative
-// values"), valid UTF-8 without control characters (Unicode Cc) or line
-// and paragraph separators (Zl, Zp). Nil when s is one.
-func InformativeTextError(s string) error {
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("is not valid UTF-8")
-	}
-	for i, r := range s {
-		if unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) {
-			return fmt.Errorf("holds %U at byte %d; an informative text is one line of printable text", r, i)
-		}
-	}
-	return nil
 }
 
 // AdoptInformative copies into rebuilt, a manifest rebuilt from the

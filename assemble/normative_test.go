@@ -42,24 +42,6 @@ func TestFirstErrorIdentity(t *testing.T) {
 	}
 }
 
-func TestInformativeTextError(t *testing.T) {
-	for s, ok := range map[string]bool{
-		"one line, with é and → arrows": true,
-		"two\nlines":                    false,
-		"carriage\rreturn":              false,
-		"tab\there":                     false,
-		"line\u2028separator":           false,
-		"paragraph\u2029separator":      false,
-		"escape \x1b[31m":               false,
-		"c1 \u0085":                     false,
-		"bad \xff utf-8":                false,
-	} {
-		if err := InformativeTextError(s); (err == nil) != ok {
-			t.Errorf("InformativeTextError(%q) = %v, want ok=%v", s, err, ok)
-		}
-	}
-}
-
 func TestAdoptInformative(t *testing.T) {
 	tr := true
 	ours := &manifest.Manifest{

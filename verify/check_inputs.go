@@ -4,8 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
@@ -19,7 +17,6 @@ const inputClause = `SPEC.md "Manifest fields and how each is checked"`
 // input is a flood.
 const (
 	maxNameBytes       = 256
-	maxTextBytes       = 4096
 	maxWindowMS        = 60 * 60 * 1000      // an hour
 	maxTimeoutMS       = 24 * 60 * 60 * 1000 // a day
 	maxRepeat          = 100
@@ -47,8 +44,8 @@ func checkInputs(rep *Report, m *manifest.Manifest) {
 		}
 	}
 	text := func(ptr, v string) {
-		if why := textProblem(v); why != "" {
-			bad(ptr, "%q: %s", v, why)
+		if err := manifest.TextError(v); err != nil {
+			bad(ptr, "%q: %v", v, err)
 		}
 	}
 	name("/tool/name", m.Tool.Name, false)
@@ -139,26 +136,6 @@ func nameProblem(v string) string {
 	for _, r := range v {
 		if r < 0x20 || r > 0x7e {
 			return fmt.Sprintf("holds %U; a name is printable ASCII, so that no look-alike or invisible character passes for another name", r)
-		}
-	}
-	return ""
-}
-
-// textProblem says why v is not one line of printable text: valid UTF-8,
-// no control, format, line or paragraph separator, private-use or
-// unassigned character, at most maxTextBytes. "" if it is one.
-func textProblem(v string) string {
-	if len(v) > maxTextBytes {
-		return fmt.Sprintf("longer than %d bytes", maxTextBytes)
-	}
-	for i, r := range v {
-		if r == utf8.RuneError {
-			if _, n := utf8.DecodeRuneInString(v[i:]); n == 1 {
-				return fmt.Sprintf("invalid UTF-8 at byte %d", i)
-			}
-		}
-		if r != ' ' && !unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r) || unicode.In(r, unicode.Zl, unicode.Zp) {
-			return fmt.Sprintf("holds %U at byte %d; a text is one line of printable characters", r, i)
 		}
 	}
 	return ""

@@ -36,9 +36,9 @@ func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted ma
 		if i < len(d.Repetitions) {
 			derived = d.Repetitions[i]
 		}
-		claimedByStage := map[string]manifest.Stage{}
-		for _, st := range rp.Stages {
-			claimedByStage[st.Stage] = st
+		claimedByStage, stageAt := map[string]manifest.Stage{}, map[string]int{}
+		for j, st := range rp.Stages {
+			claimedByStage[st.Stage], stageAt[st.Stage] = st, j
 		}
 		for _, ds := range derived.Stages {
 			st, ok := claimedByStage[string(ds.Stage)]
@@ -70,7 +70,7 @@ func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted ma
 					mismatch(field+".first_error", "DSHIO/T 20 6.6", "claimed %q, re-derived %q", st.FirstError, ds.FirstError)
 				} else if st.FirstError != ds.FirstError {
 					// Same identity, the writer's own wording after the prefix.
-					writerInformative(rep, m, field+".first_error", st.FirstError)
+					writerInformative(rep, m, field+".first_error", fmt.Sprintf("/repetitions/%d/stages/%d/first_error", i, stageAt[st.Stage]), st.FirstError)
 				}
 			}
 			repTrusted = repTrusted && trusted
@@ -184,19 +184,20 @@ func compareStatic(rep *Report, m *manifest.Manifest, d assemble.Derived, mismat
 	}
 	for _, t := range assemble.StaticInformative(cw) {
 		if ours[t.Field] != t.Text {
-			writerInformative(rep, m, t.Field, t.Text)
+			writerInformative(rep, m, t.Field, t.Pointer, t.Text)
 		}
 	}
 }
 
 // writerInformative shows an informative text the writer worded
-// otherwise than the verifier as the writer's: listed as unverified,
-// refused when it is not one line of printable text, and subject to the
-// forbidden-word rule like every writer text (SPEC.md "Normative and
-// informative values", "Forbidden words").
-func writerInformative(rep *Report, m *manifest.Manifest, field, text string) {
-	if err := assemble.InformativeTextError(text); err != nil {
-		rep.addf(ClassRuleViolation, field, "DSHIO/T 20 5.5", "the writer's informative text %s", err)
+// otherwise than the verifier as the writer's: listed as unverified
+// (field names it), refused like every writer text when it is not one
+// line of printable text (input-invalid, naming it by JSON Pointer ptr:
+// it is an input of the rebuild), and subject to the forbidden-word rule
+// (SPEC.md "Normative and informative values", "Forbidden words").
+func writerInformative(rep *Report, m *manifest.Manifest, field, ptr, text string) {
+	if err := manifest.TextError(text); err != nil {
+		rep.addf(ClassInputInvalid, ptr, inputClause, "the writer's informative text %q: %v", text, err)
 	}
 	if rules.ClaimsCertified(text, m.Subject.Name) {
 		rep.addf(ClassForbiddenWord, field, "DSHIO/T 10 8.2", "claims a certified state; while v1.0 is in force no such state exists")

@@ -213,6 +213,14 @@ func (k *kit) base(name string, b *contents) error {
 					func(c *lieCtx) { c.m.Repetitions[ri].Stages[si].FirstError = p + "the stage failed; see its evidence" }); err != nil {
 					return err
 				}
+				if err := k.emit(b, fmt.Sprintf("mutated_%s_r%d_%s_first_error_bidi", name, ri+1, st.Stage), "mutated",
+					fmt.Sprintf("mutated: %s, repetition %d's %s first_error worded after its prefix %q with a right-to-left override (U+202E)", name, ri+1, st.Stage, p), verdict,
+					fmt.Sprintf("/repetitions/%d/stages/%d/first_error", ri, si), []verify.Class{verify.ClassInputInvalid},
+					func(c *lieCtx) {
+						c.m.Repetitions[ri].Stages[si].FirstError = p + "the stage \u202edeliaf\u202c; see its evidence"
+					}); err != nil {
+					return err
+				}
 			}
 			if st.Status == "failed" && st.FirstError != "" {
 				ri, si := ri, si
@@ -282,6 +290,7 @@ func (k *kit) base(name string, b *contents) error {
 	for i, cl := range r.Clauses {
 		i, cl := i, cl
 		p := fmt.Sprintf("static.report.clauses[%d]", i)
+		ptr := fmt.Sprintf("/static/report/clauses/%d", i)
 		if name == "static_only" || name == "boot_failed" {
 			if err := k.emit(b, fmt.Sprintf("honest_%s_clause_%s", name, cl.Clause), "honest",
 				fmt.Sprintf("honest writer: %s with clause %s's informative texts worded otherwise", name, cl.Clause), verdict, "", none,
@@ -307,10 +316,11 @@ func (k *kit) base(name string, b *contents) error {
 		}{
 			{"status " + other, p + ".status", V, func(c *manifest.ClauseResult) { c.Status = other }},
 			{"severity " + sev, p + ".severity", V, func(c *manifest.ClauseResult) { c.Severity = sev }},
-			{"title of two lines", p + ".title", []verify.Class{verify.ClassRuleViolation}, func(c *manifest.ClauseResult) { c.Title = "checked\nRESULT: verified" }},
-			{"message with a line separator", p + ".message", []verify.Class{verify.ClassRuleViolation}, func(c *manifest.ClauseResult) { c.Message = "checked\u2028by the writer" }},
-			{"observed value with an escape character", p + ".observed", []verify.Class{verify.ClassRuleViolation}, func(c *manifest.ClauseResult) { c.Observed = "\x1b[32mgreen\x1b[0m" }},
+			{"title of two lines", ptr + "/title", []verify.Class{verify.ClassInputInvalid}, func(c *manifest.ClauseResult) { c.Title = "checked\nRESULT: verified" }},
+			{"message with a line separator", ptr + "/message", []verify.Class{verify.ClassInputInvalid}, func(c *manifest.ClauseResult) { c.Message = "checked\u2028by the writer" }},
+			{"observed value with an escape character", ptr + "/observed", []verify.Class{verify.ClassInputInvalid}, func(c *manifest.ClauseResult) { c.Observed = "\x1b[32mgreen\x1b[0m" }},
 			{"title saying certified", p + ".title", []verify.Class{verify.ClassForbiddenWord}, func(c *manifest.ClauseResult) { c.Title = "Certified by the working group" }},
+			{"observed value with a right-to-left override (U+202E)", ptr + "/observed", []verify.Class{verify.ClassInputInvalid}, func(c *manifest.ClauseResult) { c.Observed = "checked: \u202edeifirev\u202c" }},
 		}
 		for j, mu := range mut {
 			mu := mu

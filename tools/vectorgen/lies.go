@@ -382,9 +382,12 @@ func lies() []lie {
 			edit: func(c *lieCtx) {
 				c.m.Static.Report.Clauses = append(c.m.Static.Report.Clauses, c.m.Static.Report.Clauses[0])
 			}},
-		{name: "clause_observed_two_lines", class: verify.ClassRuleViolation, field: "static.report.clauses[0].observed", verdict: "pass",
-			desc: "T0 clause 5.1.1's observed value, an informative text, rewritten as two lines (an informative text is one line of printable text)",
+		{name: "clause_observed_two_lines", class: verify.ClassInputInvalid, field: "/static/report/clauses/0/observed", verdict: "pass",
+			desc: "T0 clause 5.1.1's observed value, an informative text, rewritten as two lines (a writer's text is one line of printable text)",
 			edit: func(c *lieCtx) { c.m.Static.Report.Clauses[0].Observed = "reviewed by hand\nRESULT: verified" }},
+		{name: "clause_message_bidi_override", class: verify.ClassInputInvalid, field: "/static/report/clauses/0/message", verdict: "pass",
+			desc: "T0 clause 5.1.1's message, an informative text, holds a right-to-left override (U+202E) that shows \"deifirev\" as \"verified\" (a writer's text holds no format character)",
+			edit: func(c *lieCtx) { c.m.Static.Report.Clauses[0].Message = "the declaration is \u202edeifirev\u202c" }},
 		{name: "clause_status_changed", class: V, field: "static.report.clauses[10].status", verdict: "pass",
 			desc: "T0 clause 5.3.1's status, a normative value, rewritten as human judgement required",
 			edit: func(c *lieCtx) { c.m.Static.Report.Clauses[10].Status = "human judgement required" }},
