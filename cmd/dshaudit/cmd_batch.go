@@ -48,8 +48,11 @@ type batchOptions struct {
 	// runFlags is their set, to hand each task the ones given.
 	Run      runOptions
 	runFlags *pflag.FlagSet
-	// Trust (a trusted root and an identity rule) verifies what comes
-	// back when the tasks sign keylessly (Sign.Keyless).
+	// Trust is verify's trust policy, with verify's flags: it checks
+	// every bundle batch finds in DIR (to skip its spec) and every one
+	// a task writes. With --signing-key it defaults to the key's public
+	// half; a --key given must be that half. With --keyless it is
+	// --trusted-root and the identity rule.
 	Trust trustFlags
 }
 
@@ -92,10 +95,15 @@ or the local package.json); its bundle is DIR/<name>-<version>.img-<first
 as that exact name@version, a local one by its absolute path, which must be
 the same on every node (shared storage).
 
-Resumable: a spec whose bundle is already in DIR and verifies (signature
-with the public half of --signing-key, or with --keyless by --trusted-root
-and the identity rule; files, verdicts, same package, same image digest)
-is not run again.
+Resumable: a spec whose bundle is already in DIR and verifies is not run
+again. batch verifies the bundles it finds in DIR, and those its tasks
+write, with the code and the trust flags of "dshaudit verify" (signature,
+files, verdicts re-derived; and the same package, the same image digest):
+with --signing-key, by the key's public half (--key PUB, when given, must
+be that half); with --keyless, by --trusted-root and the identity rule
+(--certificate-identity[-regexp], --certificate-oidc-issuer[-regexp], or
+--insecure-any-identity). "dshaudit verify DIR" with the same trust flags
+prints what batch's summary prints.
 
 --keyless: every task signs its bundle with a Fulcio certificate for the
 OIDC identity (SPEC.md "Signature"), each fetching its token when it signs
@@ -147,8 +155,12 @@ Exit codes:
       --trusted-root trusted_root.json --certificate-oidc-issuer https://token.actions.githubusercontent.com \
       --certificate-identity https://github.com/OWNER/REPO/.github/workflows/audit.yml@refs/heads/main
 
-  # run it again: only specs without a verified bundle run
-  dshaudit batch plan.txt --on slurm --image … --signing-key k.pem --out bundles/ --t1-workspace-root`,
+  # run it again: only specs without a verified bundle run; --key pins the
+  # public key that the bundles in bundles/ must verify with
+  dshaudit batch plan.txt --on slurm --image … --signing-key k.pem --key k.pub --out bundles/ --t1-workspace-root
+
+  # check the outputs later, anywhere, with the same trust flags
+  dshaudit verify bundles/ --key k.pub`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Args = args
@@ -158,8 +170,7 @@ Exit codes:
 	f := c.Flags()
 	f.StringVar(&o.Image, "image", "", "sandbox image NAME[:TAG]@sha256:DIGEST (required)")
 	o.Sign.register(f, "private signing key every task signs with (required unless --keyless; its public half verifies the bundles)")
-	o.Sign.registerLegacyKey(f)
-	registerKeylessTrust(f, &o.Trust)
+	o.Trust.register(f)
 	f.StringVar(&o.Out, "out", "", "directory for the bundles, on storage every node shares (required)")
 	f.StringVar(&o.On, "on", "local", "engine: local (processes on this machine) or slurm (one array job)")
 	f.IntVar(&o.Parallel, "parallel", 0, "tasks at once (local default: half the CPUs; slurm: the array's %K, default unlimited)")
@@ -224,9 +235,7 @@ func (o *batchOptions) scheduler() (batch.Scheduler, error) {
 
 func runBatch(cmd *cobra.Command, o *batchOptions, s *streams) error {
 	ctx := cmd.Context()
-	if err := o.Sign.applyLegacyKey(s.ErrOut); err != nil {
-		return err
-	}
+	o.applyOldSpelling(s.ErrOut)
 	if o.Image == "" || (o.Sign.SigningKey == "" && !o.Sign.Keyless.Keyless) || o.Out == "" {
 		return fmt.Errorf("%w: --image NAME@sha256:DIGEST, --signing-key KEY and --out DIR are required", ErrUsage)
 	}
@@ -345,10 +354,23 @@ func printBatch(w io.Writer, st termtext.Style, outs []batch.Outcome) {
 	tb.Write(w, st.Width)
 }
 
-// signing is how the tasks sign and how their bundles are verified: with
-// --signing-key, the key (RunPlan hands it to the tasks; its public half
-// verifies); with --keyless, the keyless flags handed to every task (each
-// task fetches its own token when it signs) and the trusted root with the
+// applyOldSpelling reads batch's old flag, with a warning on errOut:
+// --key was the signing key's name. A --key with neither --signing-key
+// nor --keyless is that spelling; with either, --key is the trusted key,
+// as on verify.
+func (o *batchOptions) applyOldSpelling(errOut io.Writer) {
+	if o.Trust.Key == "" || o.Sign.SigningKey != "" || o.Sign.Keyless.Keyless {
+		return
+	}
+	fmt.Fprintln(errOut, "dshaudit: --key is deprecated for the signing key; use --signing-key (--key with it names the public key the bundles verify with)")
+	o.Sign.SigningKey, o.Sign.usedLegacy, o.Trust.Key = o.Trust.Key, true, ""
+}
+
+// signing is how the tasks sign and how batch verifies the bundles it
+// finds and those that come back: with --signing-key, the key (RunPlan
+// hands it to the tasks) and its public half, which a --key given must
+// be; with --keyless, the keyless flags handed to every task (each task
+// fetches its own token when it signs) and the trusted root with the
 // identity rule given. It returns the extra task arguments and the policy.
 func (o *batchOptions) signing(ctx context.Context) ([]string, attest.Policy, error) {
 	k := &o.Sign.Keyless
@@ -363,10 +385,24 @@ func (o *batchOptions) signing(ctx context.Context) ([]string, attest.Policy, er
 		if err != nil {
 			return nil, attest.Policy{}, fmt.Errorf("%w: %s: %w", ErrUsage, o.Sign.flag(), err)
 		}
-		return nil, attest.Policy{Key: signer.PublicKey()}, nil
+		pub := signer.PublicKey()
+		if o.Trust.Key != "" {
+			pol, err := o.Trust.policy()
+			if err != nil {
+				return nil, attest.Policy{}, err
+			}
+			if pol.Key.Fingerprint() != pub.Fingerprint() {
+				return nil, attest.Policy{}, fmt.Errorf("%w: --key %q (%s) is not the public half of --signing-key %q (%s): no bundle its tasks sign would verify",
+					ErrUsage, o.Trust.Key, pol.Key.Fingerprint(), o.Sign.SigningKey, pub.Fingerprint())
+			}
+		}
+		return nil, attest.Policy{Key: pub}, nil
 	}
 	if o.Sign.SigningKey != "" {
 		return nil, attest.Policy{}, fmt.Errorf("%w: give %s or --keyless, not both", ErrUsage, o.Sign.flag())
+	}
+	if o.Trust.Key != "" {
+		return nil, attest.Policy{}, fmt.Errorf("%w: --key verifies key-signed bundles; the bundles --keyless signs verify with --trusted-root and an identity rule", ErrUsage)
 	}
 	// Fails now when there is no token or the config is bad.
 	if _, err := k.signer(ctx); err != nil {
@@ -375,7 +411,7 @@ func (o *batchOptions) signing(ctx context.Context) ([]string, attest.Policy, er
 	if o.Trust.TrustedRoot == "" {
 		return nil, attest.Policy{}, fmt.Errorf("%w: --keyless needs --trusted-root and an identity rule to verify the bundles that come back", ErrUsage)
 	}
-	pol, err := o.Trust.policyWith("--key")
+	pol, err := o.Trust.policy()
 	if err != nil {
 		return nil, attest.Policy{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,6 +76,39 @@ func TestBatchUsageErrors(t *testing.T) {
 			code, _, stderr := runBatchCLI(t, "", c.args...)
 			if code != ExitUsage || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, c.want)
+			}
+		})
+	}
+}
+
+// TestBatchTrustKey: batch verifies what it finds in --out and what its
+// tasks write with verify's trust flags. With --signing-key the trusted
+// key is its public half, and a --key given must be that half; with
+// --keyless, --key is refused (keyless bundles verify with a trusted
+// root). Each accepted case stops at a later usage error (--repeat 0),
+// so the keys were read and agreed.
+func TestBatchTrustKey(t *testing.T) {
+	key, pub := runTestKey(t)
+	_, otherPub := runTestKey(t)
+	out := t.TempDir()
+	base := []string{"x@1.0.0", "--image", batchImage, "--out", out}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"key is the public half", []string{"--signing-key", key, "--key", pub, "--repeat", "0"}, "--repeat must be at least 1"},
+		{"key is another key", []string{"--signing-key", key, "--key", otherPub}, "is not the public half of --signing-key"},
+		{"key unreadable", []string{"--signing-key", key, "--key", filepath.Join(out, "none.pub")}, "usage error: --key: "},
+		{"key with keyless", []string{"--keyless", "--identity-token", pub, "--key", pub}, "--key verifies key-signed bundles"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runBatchCLI(t, "", append(slices.Clone(base), c.args...)...)
+			if code != ExitUsage || stdout != "" || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, c.want)
+			}
+			if strings.Contains(stderr, "deprecated") {
+				t.Errorf("--key with --signing-key or --keyless is the trusted key, not the old spelling: %q", stderr)
 			}
 		})
 	}

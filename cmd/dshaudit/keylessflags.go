@@ -226,15 +226,3 @@ func printCertificate(w io.Writer, st termtext.Style, c *signed.Certificate, at 
 		fmt.Fprintf(w, "  %-12s%s (verified timestamp)\n", "signed:", t.UTC().Format(time.RFC3339))
 	}
 }
-
-// registerKeylessTrust adds the keyless half of the trust flags to batch
-// (its --key is the deprecated name of --signing-key): --trusted-root and
-// the identity rule verify the keyless bundles its tasks write.
-func registerKeylessTrust(f *pflag.FlagSet, o *trustFlags) {
-	f.StringVar(&o.TrustedRoot, "trusted-root", "", "with --keyless: verify the bundles with this Sigstore trusted_root.json")
-	f.StringVar(&o.Identity, "certificate-identity", "", "with --keyless: the exact certificate identity the bundles must carry")
-	f.StringVar(&o.IdentityRegexp, "certificate-identity-regexp", "", "with --keyless: a regexp the certificate identity must match")
-	f.StringVar(&o.OIDCIssuer, "certificate-oidc-issuer", "", "with --keyless: the exact OIDC issuer")
-	f.StringVar(&o.OIDCIssuerRegexp, "certificate-oidc-issuer-regexp", "", "with --keyless: a regexp the OIDC issuer must match")
-	registerIgnoreSCT(f, o)
-}

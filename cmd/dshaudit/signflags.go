@@ -18,8 +18,10 @@ import (
 type signFlags struct {
 	SigningKey string
 	Keyless    keylessFlags
-	// legacyKey is --key, the signing key's old name on run and batch:
-	// hidden, and warned about when given (applyLegacyKey).
+	// legacyKey is --key, the signing key's old name on run: hidden,
+	// and warned about when given (applyLegacyKey). On batch, --key is
+	// the trusted key; one given without --signing-key or --keyless is
+	// read as the old name (batchOptions.applyOldSpelling).
 	legacyKey string
 	// usedLegacy is set when the signing key came from --key.
 	usedLegacy bool
@@ -41,8 +43,8 @@ func (o *signFlags) register(f *pflag.FlagSet, usage string) {
 }
 
 // signer is what signs the new bundle: the signing key, or with
-// --keyless a keyless signer; exactly one (a --key of run and batch
-// counts as the signing key, with its warning on errOut).
+// --keyless a keyless signer; exactly one (a --key of run counts as the
+// signing key, with its warning on errOut).
 func (o *signFlags) signer(ctx context.Context, errOut io.Writer) (attest.BundleSigner, error) {
 	if err := o.applyLegacyKey(errOut); err != nil {
 		return nil, err
@@ -51,7 +53,7 @@ func (o *signFlags) signer(ctx context.Context, errOut io.Writer) (attest.Bundle
 }
 
 // registerLegacyKey adds --key as the hidden, deprecated name of
-// --signing-key (run and batch; replay's --key is the trusted key).
+// --signing-key (run; the --key of replay and batch is the trusted key).
 func (o *signFlags) registerLegacyKey(f *pflag.FlagSet) {
 	f.StringVar(&o.legacyKey, "key", "", "deprecated: the old name of --signing-key")
 	if err := f.MarkHidden("key"); err != nil {
@@ -59,7 +61,7 @@ func (o *signFlags) registerLegacyKey(f *pflag.FlagSet) {
 	}
 }
 
-// applyLegacyKey makes a --key given on run or batch the signing key,
+// applyLegacyKey makes a --key given on run the signing key,
 // with a warning on errOut; given with --signing-key, it is a usage error.
 func (o *signFlags) applyLegacyKey(errOut io.Writer) error {
 	if o.legacyKey == "" {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,9 +13,10 @@ import (
 	"github.com/dshaudit/dshaudit/manifest"
 )
 
-// TestOldKeySpellings: the signing key's old name (--key on run and
-// batch) and replay's old pair (--pub PUB --key KEY) still work, each
-// with a warning on stderr; mixing old and new names is a usage error.
+// TestOldKeySpellings: the signing key's old name (--key on run, and on
+// batch a --key without --signing-key or --keyless) and replay's old
+// pair (--pub PUB --key KEY) still work, each with a warning on stderr;
+// mixing old and new names is a usage error.
 // Every case stops at a usage error found after the keys are read, so
 // the message shows which flag each key was taken from.
 func TestOldKeySpellings(t *testing.T) {
@@ -57,19 +59,20 @@ func TestOldKeySpellings(t *testing.T) {
 	assertAbsent(t, r)
 }
 
-// TestTrustFlagsAreTheSame: verify, report and replay take the same
-// trust flags, with the same meaning; run, replay and batch the same
-// --signing-key. The old names are hidden from --help.
+// TestTrustFlagsAreTheSame: verify, verify-summary, report, replay and
+// batch take the same trust flags, with the same usage text; run, replay
+// and batch the same --signing-key. The old names are hidden from --help.
 func TestTrustFlagsAreTheSame(t *testing.T) {
 	root := newRootCmd(strings.NewReader(""), io.Discard, io.Discard)
 	want := map[string]string{}
-	for _, name := range []string{"verify", "report", "replay"} {
+	trust := []string{"key", "trusted-root", "certificate-identity", "certificate-identity-regexp",
+		"certificate-oidc-issuer", "certificate-oidc-issuer-regexp", "insecure-any-identity",
+		"insecure-ignore-sct", "insecure-ignore-tlog"}
+	for _, name := range []string{"verify", "verify-summary", "report", "replay", "batch"} {
 		c := walk(root, []string{name})
 		n := 0
 		c.Flags().VisitAll(func(f *pflag.Flag) {
-			switch f.Name {
-			case "key", "trusted-root", "certificate-identity", "certificate-identity-regexp",
-				"certificate-oidc-issuer", "certificate-oidc-issuer-regexp", "insecure-any-identity":
+			if slices.Contains(trust, f.Name) {
 				n++
 				if w, ok := want[f.Name]; ok && w != f.Usage {
 					t.Errorf("%s --%s: %q, but %q elsewhere", name, f.Name, f.Usage, w)
@@ -77,8 +80,8 @@ func TestTrustFlagsAreTheSame(t *testing.T) {
 				want[f.Name] = f.Usage
 			}
 		})
-		if n != 7 {
-			t.Errorf("%s has %d of the 7 trust flags", name, n)
+		if n != len(trust) {
+			t.Errorf("%s has %d of the %d trust flags", name, n, len(trust))
 		}
 	}
 	for _, name := range []string{"run", "replay", "batch"} {
@@ -86,11 +89,8 @@ func TestTrustFlagsAreTheSame(t *testing.T) {
 		if c.Flags().Lookup("signing-key") == nil {
 			t.Errorf("%s has no --signing-key", name)
 		}
-		hidden := "--key "
-		if name == "replay" {
-			hidden = "--pub "
-		}
-		if strings.Contains(c.Flags().FlagUsages(), hidden) {
+		hidden := map[string]string{"run": "--key ", "replay": "--pub "}[name]
+		if hidden != "" && strings.Contains(c.Flags().FlagUsages(), hidden) {
 			t.Errorf("%s --help lists the deprecated %s", name, hidden)
 		}
 	}

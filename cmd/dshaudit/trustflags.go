@@ -13,8 +13,8 @@ import (
 
 // trustFlags say whom a verification trusts: a public key (--key), or a
 // Sigstore trusted root (--trusted-root) with a keyless identity rule.
-// verify, report and replay register the same flags, with the same
-// names and meanings.
+// verify, verify-summary, report, replay and batch register the same
+// flags, with the same names and meanings.
 type trustFlags struct {
 	Key                 string
 	TrustedRoot         string
