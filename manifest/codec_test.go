@@ -1,4 +1,4 @@
-package manifest
+package manifest_test
 
 import (
 	"bytes"
@@ -10,12 +10,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestEncodeManifestGolden(t *testing.T) {
-	raw, err := Encode(sampleManifest(sampleFiles(t)))
+	raw, err := manifest.Encode(sampleManifest(sampleFiles(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +32,7 @@ func TestEncodeManifestGolden(t *testing.T) {
 		t.Fatalf("golden file: %v (run with -update to create it)", err)
 	}
 	if !bytes.Equal(raw, want) {
-		t.Errorf("canonical encoding changed; %s", firstDifference(raw, want))
+		t.Errorf("canonical encoding changed; %s", manifest.FirstDifference(raw, want))
 	}
 }
 
@@ -39,10 +41,10 @@ func TestEncodeManifestForm(t *testing.T) {
 	m := sampleManifest(files)
 	// Give Files out of order and leave some lists nil.
 	m.Files[0], m.Files[len(m.Files)-1] = m.Files[len(m.Files)-1], m.Files[0]
-	before := append([]File(nil), m.Files...)
+	before := append([]manifest.File(nil), m.Files...)
 	m.Deviations = nil
 	m.Conditions.Fixed = nil
-	raw, err := Encode(m)
+	raw, err := manifest.Encode(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func TestEncodeManifestForm(t *testing.T) {
 	}
 	s := string(raw)
 	for _, want := range []string{
-		"{\n  \"media_type\": \"" + MediaType + "\",\n",
+		"{\n  \"media_type\": \"" + manifest.MediaType + "\",\n",
 		`"fixed": [],`, `"deviations": [],`,
 		`"value": "ci-1 <&>"`, // no HTML escaping
 	} {
@@ -62,7 +64,7 @@ func TestEncodeManifestForm(t *testing.T) {
 	if !strings.HasSuffix(s, "}\n") || strings.HasSuffix(s, "\n\n") {
 		t.Error("encoding does not end with exactly one newline")
 	}
-	back, err := Decode(raw)
+	back, err := manifest.Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,44 +77,44 @@ func TestEncodeManifestForm(t *testing.T) {
 
 func TestManifestRoundTrip(t *testing.T) {
 	m := sampleManifest(sampleFiles(t))
-	raw, err := Encode(m)
+	raw, err := manifest.Encode(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Decode(raw)
+	back, err := manifest.Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := canonical(m); !reflect.DeepEqual(&c, back) {
+	if c := manifest.Canonical(m); !reflect.DeepEqual(&c, back) {
 		t.Errorf("round trip changed the manifest:\n got %+v\nwant %+v", back, c)
 	}
-	again, err := Encode(back)
+	again, err := manifest.Encode(back)
 	if err != nil || !bytes.Equal(again, raw) {
 		t.Errorf("re-encoding differs (err %v)", err)
 	}
 	// newManifest alone is a valid (empty) manifest.
-	if _, err := Encode(newManifest()); err != nil {
+	if _, err := manifest.Encode(newManifest()); err != nil {
 		t.Errorf("empty manifest: %v", err)
 	}
 }
 
 func TestEncodeManifestRefuses(t *testing.T) {
-	if _, err := Encode(nil); !errors.Is(err, ErrInvalid) {
+	if _, err := manifest.Encode(nil); !errors.Is(err, manifest.ErrInvalid) {
 		t.Errorf("nil: %v", err)
 	}
 	m := sampleManifest(sampleFiles(t))
 	m.MediaType = ""
-	if _, err := Encode(m); !errors.Is(err, ErrMediaType) {
+	if _, err := manifest.Encode(m); !errors.Is(err, manifest.ErrMediaType) {
 		t.Errorf("empty media type: %v", err)
 	}
 	m = sampleManifest(sampleFiles(t))
 	m.SchemaVersion = 2
-	if _, err := Encode(m); !errors.Is(err, ErrSchema) {
+	if _, err := manifest.Encode(m); !errors.Is(err, manifest.ErrSchema) {
 		t.Errorf("schema 2: %v", err)
 	}
 	m = sampleManifest(sampleFiles(t))
 	m.Files = append(m.Files, m.Files[0])
-	if _, err := Encode(m); !errors.Is(err, ErrDuplicate) {
+	if _, err := manifest.Encode(m); !errors.Is(err, manifest.ErrDuplicate) {
 		t.Errorf("duplicate file: %v", err)
 	}
 }
@@ -121,7 +123,7 @@ func TestEncodeManifestRefuses(t *testing.T) {
 // re-encodes it canonically-looking (same indent), for crafting inputs.
 func edit(t *testing.T, f func(map[string]any)) []byte {
 	t.Helper()
-	raw, err := Encode(sampleManifest(sampleFiles(t)))
+	raw, err := manifest.Encode(sampleManifest(sampleFiles(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func edit(t *testing.T, f func(map[string]any)) []byte {
 }
 
 func TestDecodeManifestRefuses(t *testing.T) {
-	good, err := Encode(sampleManifest(sampleFiles(t)))
+	good, err := manifest.Encode(sampleManifest(sampleFiles(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,53 +153,53 @@ func TestDecodeManifestRefuses(t *testing.T) {
 		raw  []byte
 		want error
 	}{
-		{"too large", append(bytes.Repeat([]byte(" "), MaxSize), good...), ErrTooLarge},
-		{"not json", []byte("nope"), ErrInvalid},
-		{"array", []byte("[]\n"), ErrInvalid},
-		{"no media type", edit(t, func(v map[string]any) { delete(v, "media_type") }), ErrMediaType},
-		{"other media type", edit(t, func(v map[string]any) { v["media_type"] = "application/json" }), ErrMediaType},
-		{"no schema", edit(t, func(v map[string]any) { delete(v, "schema_version") }), ErrSchema},
-		{"schema 2", edit(t, func(v map[string]any) { v["schema_version"] = 2 }), ErrSchema},
-		{"schema string", edit(t, func(v map[string]any) { v["schema_version"] = "1" }), ErrSchema},
-		{"unknown field", edit(t, func(v map[string]any) { v["extra"] = true }), ErrInvalid},
-		{"unknown nested field", edit(t, func(v map[string]any) { v["tool"].(map[string]any)["x"] = 1 }), ErrInvalid},
-		{"two values", append(append([]byte{}, good...), good...), ErrInvalid},
-		{"trailing garbage", append(append([]byte{}, good...), 'x'), ErrInvalid},
-		{"compact", compact(t, good), ErrNotCanonical},
-		{"no trailing newline", good[:len(good)-1], ErrNotCanonical},
-		{"crlf", bytes.ReplaceAll(good, []byte("\n"), []byte("\r\n")), ErrNotCanonical},
-		{"html escaped", bytes.Replace(good, []byte("<&>"), []byte(`\u003c\u0026\u003e`), 1), ErrNotCanonical},
-		{"key case", bytes.Replace(good, []byte(`"baseline"`), []byte(`"Baseline"`), 1), ErrNotCanonical},
-		{"null list", edit(t, func(v map[string]any) { v["deviations"] = nil }), ErrNotCanonical},
-		{"empty argv", bytes.Replace(good, []byte(`"status": "passed",`), []byte(`"status": "passed", "argv": [],`), 1), ErrNotCanonical},
+		{"too large", append(bytes.Repeat([]byte(" "), manifest.MaxSize), good...), manifest.ErrTooLarge},
+		{"not json", []byte("nope"), manifest.ErrInvalid},
+		{"array", []byte("[]\n"), manifest.ErrInvalid},
+		{"no media type", edit(t, func(v map[string]any) { delete(v, "media_type") }), manifest.ErrMediaType},
+		{"other media type", edit(t, func(v map[string]any) { v["media_type"] = "application/json" }), manifest.ErrMediaType},
+		{"no schema", edit(t, func(v map[string]any) { delete(v, "schema_version") }), manifest.ErrSchema},
+		{"schema 2", edit(t, func(v map[string]any) { v["schema_version"] = 2 }), manifest.ErrSchema},
+		{"schema string", edit(t, func(v map[string]any) { v["schema_version"] = "1" }), manifest.ErrSchema},
+		{"unknown field", edit(t, func(v map[string]any) { v["extra"] = true }), manifest.ErrInvalid},
+		{"unknown nested field", edit(t, func(v map[string]any) { v["tool"].(map[string]any)["x"] = 1 }), manifest.ErrInvalid},
+		{"two values", append(append([]byte{}, good...), good...), manifest.ErrInvalid},
+		{"trailing garbage", append(append([]byte{}, good...), 'x'), manifest.ErrInvalid},
+		{"compact", compact(t, good), manifest.ErrNotCanonical},
+		{"no trailing newline", good[:len(good)-1], manifest.ErrNotCanonical},
+		{"crlf", bytes.ReplaceAll(good, []byte("\n"), []byte("\r\n")), manifest.ErrNotCanonical},
+		{"html escaped", bytes.Replace(good, []byte("<&>"), []byte(`\u003c\u0026\u003e`), 1), manifest.ErrNotCanonical},
+		{"key case", bytes.Replace(good, []byte(`"baseline"`), []byte(`"Baseline"`), 1), manifest.ErrNotCanonical},
+		{"null list", edit(t, func(v map[string]any) { v["deviations"] = nil }), manifest.ErrNotCanonical},
+		{"empty argv", bytes.Replace(good, []byte(`"status": "passed",`), []byte(`"status": "passed", "argv": [],`), 1), manifest.ErrNotCanonical},
 		{"unsorted files", edit(t, func(v map[string]any) {
 			f := files(v)
 			f[0], f[1] = f[1], f[0]
-		}), ErrInvalid},
-		{"bad sha", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["sha256"] = strings.Repeat("A", 64) }), ErrInvalid},
-		{"short sha", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["sha256"] = "abc" }), ErrInvalid},
-		{"negative size", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["size"] = -1 }), ErrInvalid},
-		{"escaping path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = "../x" }), ErrPathEscape},
-		{"absolute path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = "/etc/passwd" }), ErrPathEscape},
-		{"reserved path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = Path }), ErrReservedPath},
+		}), manifest.ErrInvalid},
+		{"bad sha", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["sha256"] = strings.Repeat("A", 64) }), manifest.ErrInvalid},
+		{"short sha", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["sha256"] = "abc" }), manifest.ErrInvalid},
+		{"negative size", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["size"] = -1 }), manifest.ErrInvalid},
+		{"escaping path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = "../x" }), manifest.ErrPathEscape},
+		{"absolute path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = "/etc/passwd" }), manifest.ErrPathEscape},
+		{"reserved path", edit(t, func(v map[string]any) { files(v)[0].(map[string]any)["path"] = manifest.Path }), manifest.ErrReservedPath},
 		{"duplicate path", edit(t, func(v map[string]any) {
 			files(v)[1].(map[string]any)["path"] = files(v)[0].(map[string]any)["path"]
-		}), ErrDuplicate},
+		}), manifest.ErrDuplicate},
 		{"static evidence unlisted", edit(t, func(v map[string]any) {
 			v["static"].(map[string]any)["evidence"].(map[string]any)["patch"] = "static/nope.yaml"
-		}), ErrInvalid},
+		}), manifest.ErrInvalid},
 		{"stage evidence unlisted", edit(t, func(v map[string]any) {
 			st := v["repetitions"].([]any)[0].(map[string]any)["stages"].([]any)[3].(map[string]any)
 			st["evidence"].(map[string]any)["stdout"] = "r1/t4/nope"
-		}), ErrInvalid},
+		}), manifest.ErrInvalid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Decode(c.raw)
+			m, err := manifest.Decode(c.raw)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("Decode = %v, want %v", err, c.want)
 			}
-			if decodeCanonical(c.raw) != nil {
+			if manifest.DecodeCanonical(c.raw) != nil {
 				t.Error("the fast path accepts what the strict decoder refuses")
 			}
 			if m != nil {
@@ -214,11 +216,11 @@ func TestDecodeManifestRefuses(t *testing.T) {
 // map the encoding always writes is refused: [] and {} are the one byte
 // form of "none" (SPEC.md "Canonical manifest encoding").
 func TestDecodeManifestRefusesNull(t *testing.T) {
-	empty, err := Encode(newManifest())
+	empty, err := manifest.Encode(newManifest())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Decode(empty); err != nil {
+	if _, err := manifest.Decode(empty); err != nil {
 		t.Fatalf("empty manifest: %v", err)
 	}
 	for _, c := range []struct{ from, to string }{
@@ -235,10 +237,10 @@ func TestDecodeManifestRefusesNull(t *testing.T) {
 		if bytes.Equal(raw, empty) {
 			t.Fatalf("%s not in the empty manifest:\n%s", c.from, empty)
 		}
-		if _, err := Decode(raw); !errors.Is(err, ErrNotCanonical) {
-			t.Errorf("%s: Decode = %v, want %v", c.to, err, ErrNotCanonical)
+		if _, err := manifest.Decode(raw); !errors.Is(err, manifest.ErrNotCanonical) {
+			t.Errorf("%s: Decode = %v, want %v", c.to, err, manifest.ErrNotCanonical)
 		}
-		if decodeCanonical(raw) != nil {
+		if manifest.DecodeCanonical(raw) != nil {
 			t.Errorf("%s: the fast path accepts it", c.to)
 		}
 	}
@@ -253,8 +255,8 @@ func TestDecodeManifestReportsAll(t *testing.T) {
 		f[1].(map[string]any)["size"] = -5
 		v["static"].(map[string]any)["evidence"].(map[string]any)["readme"] = "nope"
 	})
-	_, err := Decode(raw)
-	if !errors.Is(err, ErrInvalid) {
+	_, err := manifest.Decode(raw)
+	if !errors.Is(err, manifest.ErrInvalid) {
 		t.Fatalf("got %v", err)
 	}
 	msg := err.Error()
@@ -280,17 +282,17 @@ func compact(t *testing.T, raw []byte) []byte {
 // manifest left in the pool. FuzzDecodeManifest checks that they accept
 // the same inputs.
 func TestDecodeCanonicalAgrees(t *testing.T) {
-	good, err := Encode(sampleManifest(sampleFiles(t)))
+	good, err := manifest.Encode(sampleManifest(sampleFiles(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	empty, err := Encode(newManifest())
+	empty, err := manifest.Encode(newManifest())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, raw := range [][]byte{good, empty, compact(t, good), good, empty} {
-		fast := decodeCanonical(raw)
-		strict, err := decodeStrict(raw)
+		fast := manifest.DecodeCanonical(raw)
+		strict, err := manifest.DecodeStrict(raw)
 		if (fast != nil) != (err == nil) {
 			t.Fatalf("input %d: fast path %v, strict decoder %v", i, fast != nil, err)
 		}

@@ -1,34 +1,36 @@
-package manifest
+package manifest_test
 
 import (
 	"bytes"
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 func FuzzDecodeManifest(f *testing.F) {
-	good, err := Encode(sampleManifest(sampleFiles(f)))
+	good, err := manifest.Encode(sampleManifest(sampleFiles(f)))
 	if err != nil {
 		f.Fatal(err)
 	}
-	empty, _ := Encode(newManifest())
+	empty, _ := manifest.Encode(newManifest())
 	f.Add(good)
 	f.Add(empty)
 	f.Add(compactBytes(good))
-	f.Add([]byte(`{"media_type":"` + MediaType + `","schema_version":1}`))
+	f.Add([]byte(`{"media_type":"` + manifest.MediaType + `","schema_version":1}`))
 	f.Add([]byte("null"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if len(raw) > MaxSize {
-			if _, err := Decode(raw); !errors.Is(err, ErrTooLarge) {
+		if len(raw) > manifest.MaxSize {
+			if _, err := manifest.Decode(raw); !errors.Is(err, manifest.ErrTooLarge) {
 				t.Fatalf("%d bytes: %v", len(raw), err)
 			}
 			return
 		}
 		// Decode is its fast path, or else its strict decoder;
 		// the two accept exactly the same inputs. Each runs once here.
-		fast := decodeCanonical(raw)
-		m, err := decodeStrict(raw)
+		fast := manifest.DecodeCanonical(raw)
+		m, err := manifest.DecodeStrict(raw)
 		if (fast != nil) != (err == nil) {
 			t.Fatalf("fast path accepts: %v; strict decoder: %v", fast != nil, err)
 		}
@@ -39,14 +41,14 @@ func FuzzDecodeManifest(f *testing.F) {
 			if m != nil {
 				t.Fatal("manifest with error")
 			}
-			for _, s := range []error{ErrTooLarge, ErrMediaType, ErrSchema, ErrInvalid, ErrNotCanonical} {
+			for _, s := range []error{manifest.ErrTooLarge, manifest.ErrMediaType, manifest.ErrSchema, manifest.ErrInvalid, manifest.ErrNotCanonical} {
 				if errors.Is(err, s) {
 					return
 				}
 			}
 			t.Fatalf("error of no class: %v", err)
 		}
-		again, err := Encode(m)
+		again, err := manifest.Encode(m)
 		if err != nil {
 			t.Fatalf("decoded manifest does not encode: %v", err)
 		}

@@ -1,4 +1,4 @@
-package manifest
+package manifest_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/manifest"
 )
 
 // This file checks that SPEC.md "Canonical manifest encoding" and
@@ -214,7 +216,7 @@ func checkOrder(t *testing.T, n *node, kind, where string) {
 
 // fullManifest sets every optional member and puts every character the
 // escaping table names into strings.
-func fullManifest(t *testing.T) *Manifest {
+func fullManifest(t *testing.T) *manifest.Manifest {
 	m := sampleManifest(sampleFiles(t))
 	var all strings.Builder
 	for r := rune(0); r < 0x80; r++ {
@@ -226,7 +228,7 @@ func fullManifest(t *testing.T) *Manifest {
 	m.Static.PatchFetchError = "none"
 	m.Static.Report.Reason = "r"
 	m.Static.Report.Warnings = []string{"w"}
-	m.Static.Report.Clauses = append(m.Static.Report.Clauses, ClauseResult{
+	m.Static.Report.Clauses = append(m.Static.Report.Clauses, manifest.ClauseResult{
 		Clause: "5.5.1", Title: "t", Status: "human judgement required", Severity: "critical",
 		Observed: "o", Message: "m", Questions: []string{"q"}, Material: []string{"x"}, Warnings: []string{"w"},
 	})
@@ -238,7 +240,7 @@ func fullManifest(t *testing.T) *Manifest {
 }
 
 func TestSpecDescribesCanonicalEncoding(t *testing.T) {
-	raw, err := Encode(fullManifest(t))
+	raw, err := manifest.Encode(fullManifest(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +251,7 @@ func TestSpecDescribesCanonicalEncoding(t *testing.T) {
 		t.Fatalf("more than one value: %v", err)
 	}
 	if got := specEncode(tree, 0) + "\n"; got != string(raw) {
-		t.Errorf("the SPEC's encoding rules do not reproduce Encode: %s", firstDifference([]byte(got), raw))
+		t.Errorf("the SPEC's encoding rules do not reproduce Encode: %s", manifest.FirstDifference([]byte(got), raw))
 	}
 	checkOrder(t, tree, "manifest", "manifest")
 	for _, want := range []string{"declaration", "patch_fetch_error", "reason", "questions", "started_at", "first_error", "liveness", "integrity"} {
