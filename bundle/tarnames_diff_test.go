@@ -16,13 +16,12 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/rawtar"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 	"github.com/dshaudit/dshaudit/manifest"
 )
 
-const tarBlock = 512
-
-func roundBlock(n int64) int64 { return (n + 511) &^ 511 }
+const tarBlock = rawtar.BlockSize
 
 // The tar differential test: archives of generated and mutated entry
 // headers are read by this package's reader (readTar) and listed by GNU
@@ -36,65 +35,6 @@ var (
 	tarDiffN    = flag.Int("tarnames.n", 4000, "archives the tar name differential test generates")
 	tarDiffSeed = flag.Int64("tarnames.seed", 1, "seed of the tar name differential test")
 )
-
-// ustarBlock builds one raw header block.
-type ustarBlock struct {
-	name, prefix string
-	typeflag     byte
-	size         int64
-	magic        string // "" is POSIX ustar
-	sizeField    []byte // raw size field, when set
-	nameField    []byte // raw name field, when set
-}
-
-func (u ustarBlock) bytes() []byte {
-	b := make([]byte, tarBlock)
-	if u.nameField != nil {
-		copy(b[0:100], u.nameField)
-	} else {
-		copy(b[0:100], u.name)
-	}
-	copy(b[100:108], "0000644\x00")
-	copy(b[108:116], "0000000\x00")
-	copy(b[116:124], "0000000\x00")
-	if u.sizeField != nil {
-		copy(b[124:136], u.sizeField)
-	} else {
-		copy(b[124:136], fmt.Sprintf("%011o\x00", u.size))
-	}
-	copy(b[136:148], "00000000000\x00")
-	b[156] = u.typeflag
-	magic := u.magic
-	if magic == "" {
-		magic = "ustar\x0000"
-	}
-	copy(b[257:265], magic)
-	copy(b[345:500], u.prefix)
-	copy(b[148:156], "        ")
-	sum := 0
-	for _, c := range b {
-		sum += int(c)
-	}
-	copy(b[148:156], fmt.Sprintf("%06o\x00 ", sum))
-	return b
-}
-
-func paxData(recs ...[2]string) []byte {
-	var b bytes.Buffer
-	for _, r := range recs {
-		body := " " + r[0] + "=" + r[1] + "\n"
-		n := len(body) + 1
-		for len(fmt.Sprint(n))+len(body) != n {
-			n = len(fmt.Sprint(n)) + len(body)
-		}
-		fmt.Fprintf(&b, "%d%s", n, body)
-	}
-	return b.Bytes()
-}
-
-func padded(b []byte) []byte {
-	return append(b, make([]byte, int(roundBlock(int64(len(b))))-len(b))...)
-}
 
 var tarNamePool = []string{
 	"a", "b", "z/y", "repetitions/1/T1/stdout", "static/patch.yml", "A", "B",
@@ -116,7 +56,7 @@ var validNamePool = []string{
 // in a random encoding, and says whether it is an ordinary one.
 func genEntry(r *rand.Rand, n string, data []byte) []byte {
 	var out []byte
-	body := padded(append([]byte(nil), data...))
+	body := rawtar.Pad(append([]byte(nil), data...))
 	switch r.Intn(16) {
 	case 0, 1, 2, 12, 13, 14, 15: // archive/tar's own choice of format
 		var b bytes.Buffer
@@ -137,7 +77,7 @@ func genEntry(r *rand.Rand, n string, data []byte) []byte {
 			k := 1 + r.Intn(len(n)-1)
 			prefix, name = n[:k], n[k:]
 		}
-		out = ustarBlock{name: name, prefix: prefix, typeflag: '0', size: int64(len(data))}.bytes()
+		out = rawtar.Header{Name: name, Prefix: prefix, Typeflag: '0', Size: int64(len(data))}.Block()
 	case 5, 6: // PAX path beside a ustar name of any kind
 		ustarName := n
 		switch r.Intn(4) {
@@ -159,18 +99,18 @@ func genEntry(r *rand.Rand, n string, data []byte) []byte {
 		case 2:
 			recs = [][2]string{{"path", ""}}
 		}
-		pd := paxData(recs...)
-		out = append(out, ustarBlock{name: "PaxHeaders/x", typeflag: 'x', size: int64(len(pd))}.bytes()...)
-		out = append(out, padded(pd)...)
-		u := ustarBlock{name: ustarName, typeflag: '0', size: int64(len(data))}
+		pd := rawtar.PAXRecords(recs...)
+		out = append(out, rawtar.Header{Name: "PaxHeaders/x", Typeflag: 'x', Size: int64(len(pd))}.Block()...)
+		out = append(out, rawtar.Pad(pd)...)
+		u := rawtar.Header{Name: ustarName, Typeflag: '0', Size: int64(len(data))}
 		if len(ustarName) > 100 {
-			u.name = ustarName[:100]
+			u.Name = ustarName[:100]
 		}
-		out = append(out, u.bytes()...)
+		out = append(out, u.Block()...)
 	case 7: // GNU long name
 		ln := append([]byte(n), 0)
-		out = append(out, ustarBlock{name: "././@LongLink", typeflag: 'L', size: int64(len(ln)), magic: "ustar  \x00"}.bytes()...)
-		out = append(out, padded(ln)...)
+		out = append(out, rawtar.Header{Name: "././@LongLink", Typeflag: 'L', Size: int64(len(ln)), Magic: "ustar  \x00"}.Block()...)
+		out = append(out, rawtar.Pad(ln)...)
 		short := n
 		if r.Intn(2) == 0 {
 			short = pick(r, tarNamePool)
@@ -178,16 +118,16 @@ func genEntry(r *rand.Rand, n string, data []byte) []byte {
 		if len(short) > 100 {
 			short = short[:100]
 		}
-		out = append(out, ustarBlock{name: short, typeflag: '0', size: int64(len(data)), magic: "ustar  \x00"}.bytes()...)
+		out = append(out, rawtar.Header{Name: short, Typeflag: '0', Size: int64(len(data)), Magic: "ustar  \x00"}.Block()...)
 	case 8: // junk after the name's NUL
 		f := make([]byte, 100)
 		copy(f, n)
 		if len(n) < 98 {
 			copy(f[len(n)+1:], pick(r, tarNamePool))
 		}
-		out = ustarBlock{nameField: f, typeflag: '0', size: int64(len(data))}.bytes()
+		out = rawtar.Header{NameField: f, Typeflag: '0', Size: int64(len(data))}.Block()
 	case 9: // other type flags
-		out = ustarBlock{name: n, typeflag: pick(r, []string{"\x00", "7", "1", "2", "5", "g", "S"})[0], size: int64(len(data))}.bytes()
+		out = rawtar.Header{Name: n, Typeflag: pick(r, []string{"\x00", "7", "1", "2", "5", "g", "S"})[0], Size: int64(len(data))}.Block()
 	case 10: // base-256 or odd size fields
 		sf := make([]byte, 12)
 		switch r.Intn(3) {
@@ -199,9 +139,9 @@ func genEntry(r *rand.Rand, n string, data []byte) []byte {
 		case 2:
 			copy(sf, fmt.Sprintf(" %10o\x00", len(data)))
 		}
-		out = ustarBlock{name: n, typeflag: '0', sizeField: sf, size: int64(len(data))}.bytes()
+		out = rawtar.Header{Name: n, Typeflag: '0', SizeField: sf, Size: int64(len(data))}.Block()
 	default: // old GNU or v7 magic
-		out = ustarBlock{name: n, typeflag: '0', size: int64(len(data)), magic: pick(r, []string{"ustar  \x00", "\x00\x00\x00\x00\x00\x00\x00\x00", "ustar\x00  "})}.bytes()
+		out = rawtar.Header{Name: n, Typeflag: '0', Size: int64(len(data)), Magic: pick(r, []string{"ustar  \x00", "\x00\x00\x00\x00\x00\x00\x00\x00", "ustar\x00  "})}.Block()
 	}
 	return append(out, body...)
 }
@@ -223,8 +163,8 @@ func genArchive(r *rand.Rand) []byte {
 	if r.Intn(8) != 0 {
 		names = slices.Compact(names)
 	}
-	out := ustarBlock{name: manifest.Path, typeflag: '0', size: 2}.bytes()
-	out = append(out, padded([]byte("{}"))...)
+	out := rawtar.Header{Name: manifest.Path, Typeflag: '0', Size: 2}.Block()
+	out = append(out, rawtar.Pad([]byte("{}"))...)
 	for _, n := range names {
 		out = append(out, genEntry(r, n, []byte(n))...)
 	}
@@ -347,8 +287,8 @@ func refusalClass(err error) string {
 // archiveOf is manifest.json, then the given raw entry blocks, then the
 // end-of-archive marker.
 func archiveOf(entries ...[]byte) []byte {
-	out := ustarBlock{name: manifest.Path, typeflag: '0', size: 2}.bytes()
-	out = append(out, padded([]byte("{}"))...)
+	out := rawtar.Header{Name: manifest.Path, Typeflag: '0', Size: 2}.Block()
+	out = append(out, rawtar.Pad([]byte("{}"))...)
 	for _, e := range entries {
 		out = append(out, e...)
 	}
@@ -371,12 +311,12 @@ func goEntry(t *testing.T, name string, f tar.Format) []byte {
 // ustar or PAX, is read. SPEC.md "Reader limits and refusals".
 func TestTarNamesDirected(t *testing.T) {
 	long := "p/" + strings.Repeat("q", 140) + "/r"
-	data := padded([]byte("x"))
+	data := rawtar.Pad([]byte("x"))
 	pax := func(recs [][2]string, ustarName string) []byte {
-		pd := paxData(recs...)
-		out := ustarBlock{name: "PaxHeaders/x", typeflag: 'x', size: int64(len(pd))}.bytes()
-		out = append(out, padded(pd)...)
-		return append(append(out, ustarBlock{name: ustarName, typeflag: '0', size: 1}.bytes()...), data...)
+		pd := rawtar.PAXRecords(recs...)
+		out := rawtar.Header{Name: "PaxHeaders/x", Typeflag: 'x', Size: int64(len(pd))}.Block()
+		out = append(out, rawtar.Pad(pd)...)
+		return append(append(out, rawtar.Header{Name: ustarName, Typeflag: '0', Size: 1}.Block()...), data...)
 	}
 	nameField := make([]byte, 100)
 	copy(nameField, "a\x00b")
@@ -392,17 +332,17 @@ func TestTarNamesDirected(t *testing.T) {
 		// writes beside the PAX path; that form is accepted, any other not.
 		{"go pax non-ascii", goEntry(t, "日本/語", tar.FormatUnknown), nil},
 		{"pax non-ascii, ustar name another", pax([][2]string{{"path", "日本/語"}}, "x/y"), bundle.ErrNameAmbiguous},
-		{"raw utf-8 ustar name", append(ustarBlock{name: "日本/語", typeflag: '0', size: 1}.bytes(), data...), bundle.ErrUnsupportedHeader},
+		{"raw utf-8 ustar name", append(rawtar.Header{Name: "日本/語", Typeflag: '0', Size: 1}.Block(), data...), bundle.ErrUnsupportedHeader},
 		{"go gnu long name", goEntry(t, long, tar.FormatGNU), bundle.ErrUnsupportedHeader},
 		{"pax path, ustar name the same", pax([][2]string{{"path", "a"}}, "a"), nil},
 		{"pax path, ustar name another", pax([][2]string{{"path", "a"}}, "b"), bundle.ErrNameAmbiguous},
 		{"pax path, ustar name empty", pax([][2]string{{"path", "a"}}, ""), bundle.ErrNameAmbiguous},
 		{"pax path twice", pax([][2]string{{"path", "b"}, {"path", "a"}}, "a"), bundle.ErrNameAmbiguous},
 		{"pax path and comment", pax([][2]string{{"path", "a"}, {"comment", "x"}}, "a"), bundle.ErrUnsupportedHeader},
-		{"bytes after the name's NUL", append(ustarBlock{nameField: nameField, typeflag: '0', size: 1}.bytes(), data...), bundle.ErrNameAmbiguous},
-		{"old-style regular typeflag", append(ustarBlock{name: "a", typeflag: 0, size: 1}.bytes(), data...), bundle.ErrUnsupportedHeader},
-		{"old GNU magic", append(ustarBlock{name: "a", typeflag: '0', size: 1, magic: "ustar  \x00"}.bytes(), data...), bundle.ErrUnsupportedHeader},
-		{"base-256 size", append(ustarBlock{name: "a", typeflag: '0', sizeField: append([]byte{0x80}, make([]byte, 10)...), size: 1}.bytes()[:tarBlock], data...), bundle.ErrUnsupportedHeader},
+		{"bytes after the name's NUL", append(rawtar.Header{NameField: nameField, Typeflag: '0', Size: 1}.Block(), data...), bundle.ErrNameAmbiguous},
+		{"old-style regular typeflag", append(rawtar.Header{Name: "a", Typeflag: 0, Size: 1}.Block(), data...), bundle.ErrUnsupportedHeader},
+		{"old GNU magic", append(rawtar.Header{Name: "a", Typeflag: '0', Size: 1, Magic: "ustar  \x00"}.Block(), data...), bundle.ErrUnsupportedHeader},
+		{"base-256 size", append(rawtar.Header{Name: "a", Typeflag: '0', SizeField: append([]byte{0x80}, make([]byte, 10)...), Size: 1}.Block()[:tarBlock], data...), bundle.ErrUnsupportedHeader},
 		{"zero-width space", goEntry(t, "\u200ba", tar.FormatUnknown), manifest.ErrPathInvalid},
 		{"line separator", goEntry(t, "a\u2028b", tar.FormatUnknown), manifest.ErrPathInvalid},
 		{"not NFC", goEntry(t, "e\u0301", tar.FormatUnknown), manifest.ErrPathInvalid},

@@ -3,49 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/dshaudit/dshaudit/internal/rawtar"
 )
 
 // The archive-name vectors: bundles whose tar entry names could depend on
 // which tar reader reads them (SPEC.md "Consumers", the bundle archive).
 // Each is the pass bundle with one entry's header blocks rewritten by
-// hand; the reader refuses each as archive-unsafe.
-
-// header builds one POSIX ustar header block (typeflag, name field bytes,
-// size) with its checksum.
-func header(typeflag byte, nameField []byte, size int) []byte {
-	b := make([]byte, 512)
-	copy(b[0:100], nameField)
-	copy(b[100:108], "0000644\x00")
-	copy(b[108:116], "0000000\x00")
-	copy(b[116:124], "0000000\x00")
-	copy(b[124:136], fmt.Sprintf("%011o\x00", size))
-	copy(b[136:148], "00000000000\x00")
-	b[156] = typeflag
-	copy(b[257:265], "ustar\x0000")
-	copy(b[148:156], "        ")
-	sum := 0
-	for _, c := range b {
-		sum += int(c)
-	}
-	copy(b[148:156], fmt.Sprintf("%06o\x00 ", sum))
-	return b
-}
-
-// paxHeader is a PAX 'x' header block with its records, padded.
-func paxHeader(recs ...[2]string) []byte {
-	var d bytes.Buffer
-	for _, r := range recs {
-		body := " " + r[0] + "=" + r[1] + "\n"
-		n := len(body) + 1
-		for len(fmt.Sprint(n))+len(body) != n {
-			n = len(fmt.Sprint(n)) + len(body)
-		}
-		fmt.Fprintf(&d, "%d%s", n, body)
-	}
-	out := header('x', []byte("PaxHeaders/x"), d.Len())
-	data := d.Bytes()
-	return append(append(out, data...), make([]byte, (512-len(data)%512)%512)...)
-}
+// hand (package rawtar); the reader refuses each as archive-unsafe.
 
 // spliceHeader replaces the single ustar header block of the regular
 // entry named name in the tar stream tb by blocks.
@@ -78,14 +43,14 @@ func (g *gen) brokenNames() error {
 			if err != nil {
 				return nil, err
 			}
-			return spliceHeaderArchive(tb, stdout, append(paxHeader([2]string{"path", stdout}), header('0', []byte(stderr), size)...))
+			return spliceHeaderArchive(tb, stdout, append(rawtar.PAXHeader([2]string{"path", stdout}), rawtar.Header{Name: stderr, Typeflag: '0', Size: int64(size)}.Block()...))
 		}},
 		{"tar_pax_path_twice", "repetition 1's T1 stdout has two PAX path records, its own and its stderr's: archive/tar and GNU tar keep the last, a reader may keep the first", func() ([]byte, error) {
 			tb, err := rawTar(entriesOf(g.pass))
 			if err != nil {
 				return nil, err
 			}
-			return spliceHeaderArchive(tb, stdout, append(paxHeader([2]string{"path", stderr}, [2]string{"path", stdout}), header('0', []byte(stdout), size)...))
+			return spliceHeaderArchive(tb, stdout, append(rawtar.PAXHeader([2]string{"path", stderr}, [2]string{"path", stdout}), rawtar.Header{Name: stdout, Typeflag: '0', Size: int64(size)}.Block()...))
 		}},
 		{"tar_name_after_nul", "repetition 1's T1 stdout's name field holds more bytes after its terminating NUL", func() ([]byte, error) {
 			tb, err := rawTar(entriesOf(g.pass))
@@ -93,7 +58,7 @@ func (g *gen) brokenNames() error {
 				return nil, err
 			}
 			f := append(append([]byte(stdout), 0), "../../evil"...)
-			return spliceHeaderArchive(tb, stdout, header('0', f, size))
+			return spliceHeaderArchive(tb, stdout, rawtar.Header{NameField: f, Typeflag: '0', Size: int64(size)}.Block())
 		}},
 		{"tar_case_fold_duplicate", "an entry repetitions/1/t1/stdout beside repetitions/1/T1/stdout: two names for tar readers, one file on a case-insensitive file system", func() ([]byte, error) {
 			return rawArchive(append(entriesOf(g.pass), rawEntry{name: "repetitions/1/t1/stdout", data: []byte("+ hello-dsh-plugin 1.0.0\n")}))
