@@ -22,11 +22,11 @@ func (c conditionIndex) value(name string) (string, bool) {
 
 // indexConditions indexes the fixed conditions and reports a name
 // recorded twice (two values for one condition).
-func indexConditions(rep *Report, m *manifest.Manifest) conditionIndex {
+func (vf *verification) indexConditions() conditionIndex {
 	idx := conditionIndex{}
-	for i, c := range m.Conditions.Fixed {
+	for i, c := range vf.m.Conditions.Fixed {
 		if _, dup := idx[c.Name]; dup {
-			rep.addf(ClassConditionMismatch, fmt.Sprintf("conditions.fixed[%d]", i), "DSHIO/T 21 5.1", "fixed condition %q is recorded twice", c.Name)
+			vf.rep.addf(ClassConditionMismatch, fmt.Sprintf("conditions.fixed[%d]", i), "DSHIO/T 21 5.1", "fixed condition %q is recorded twice", c.Name)
 			continue
 		}
 		idx[c.Name] = c.Value
@@ -39,26 +39,26 @@ func indexConditions(rep *Report, m *manifest.Manifest) conditionIndex {
 // settings, the fingerprint, the image and every executed stage's argv
 // and network agree, and each difference from the standard has its
 // deviation.
-func checkConditions(rep *Report, m *manifest.Manifest, l *deviationLedger, fp *rules.Fingerprint, cond conditionIndex) {
+func (vf *verification) checkConditions() {
 	bad := func(field, clause, format string, args ...any) {
-		rep.addf(ClassConditionMismatch, field, clause, format, args...)
+		vf.rep.addf(ClassConditionMismatch, field, clause, format, args...)
 	}
-	if fp != nil {
-		if fp.ImageDigest != m.Image.Digest {
-			bad("image.digest", "DSHIO/T 21 5.1.2", "%q, the fingerprint says %q", m.Image.Digest, fp.ImageDigest)
+	if vf.fingerprint != nil {
+		if vf.fingerprint.ImageDigest != vf.m.Image.Digest {
+			bad("image.digest", "DSHIO/T 21 5.1.2", "%q, the fingerprint says %q", vf.m.Image.Digest, vf.fingerprint.ImageDigest)
 		}
-		if fp.ImageName != m.Image.Name {
-			bad("image.name", "DSHIO/T 21 5.2", "%q, the fingerprint says %q", m.Image.Name, fp.ImageName)
+		if vf.fingerprint.ImageName != vf.m.Image.Name {
+			bad("image.name", "DSHIO/T 21 5.2", "%q, the fingerprint says %q", vf.m.Image.Name, vf.fingerprint.ImageName)
 		}
-		l.expect(ClassConditionMismatch, "fingerprint dsh", assemble.DeviationDSHVersion, m.Baseline, fp.DSH, "DSHIO/T 21 5.1.1")
+		vf.ledger.expect(ClassConditionMismatch, "fingerprint dsh", assemble.DeviationDSHVersion, vf.m.Baseline, vf.fingerprint.DSH, "DSHIO/T 21 5.1.1")
 	}
-	if !m.Dynamic {
-		checkStaticOnly(rep, m, l)
+	if !vf.m.Dynamic {
+		vf.checkStaticOnly()
 		return
 	}
 	field := func(name string) string { return "conditions.fixed " + name }
 	need := func(name string) (string, bool) {
-		v, ok := cond.value(name)
+		v, ok := vf.conditions.value(name)
 		if !ok {
 			bad("conditions.fixed", "DSHIO/T 21 5.1", "the fixed condition %q is not recorded", name)
 		}
@@ -69,17 +69,17 @@ func checkConditions(rep *Report, m *manifest.Manifest, l *deviationLedger, fp *
 			bad(field(name), "DSHIO/T 21 5.1", "%q, but %s is %q", v, what, want)
 		}
 	}
-	if fp != nil {
-		agree(assemble.CondDSHVersion, fp.DSH, "the fingerprint's dsh")
-		agree(assemble.CondMemory, fp.Mem, "the fingerprint's mem")
-		agree(assemble.CondCPU, fp.CPU, "the fingerprint's cpu")
+	if vf.fingerprint != nil {
+		agree(assemble.CondDSHVersion, vf.fingerprint.DSH, "the fingerprint's dsh")
+		agree(assemble.CondMemory, vf.fingerprint.Mem, "the fingerprint's mem")
+		agree(assemble.CondCPU, vf.fingerprint.CPU, "the fingerprint's cpu")
 	}
-	agree(assemble.CondBaseline, m.Baseline, "baseline")
-	agree(assemble.CondImage, m.Image.Name+"@"+m.Image.Digest, "image name@digest")
-	agree(assemble.CondWindow, msString(m.Settings.ObservationWindowMS), "settings.observation_window_ms")
-	agree(assemble.CondRepeat, fmt.Sprint(m.Settings.Repeat), "settings.repeat")
+	agree(assemble.CondBaseline, vf.m.Baseline, "baseline")
+	agree(assemble.CondImage, vf.m.Image.Name+"@"+vf.m.Image.Digest, "image name@digest")
+	agree(assemble.CondWindow, msString(vf.m.Settings.ObservationWindowMS), "settings.observation_window_ms")
+	agree(assemble.CondRepeat, fmt.Sprint(vf.m.Settings.Repeat), "settings.repeat")
 	for _, s := range rules.DynamicStages {
-		if v, ok := m.Settings.TimeoutsMS[string(s)]; ok {
+		if v, ok := vf.m.Settings.TimeoutsMS[string(s)]; ok {
 			agree(assemble.CondTimeout(s), msString(v), "settings.timeouts_ms."+string(s))
 		}
 	}
@@ -90,7 +90,7 @@ func checkConditions(rep *Report, m *manifest.Manifest, l *deviationLedger, fp *
 	n1, ok1 := need(assemble.CondNetworkT1)
 	n24, ok24 := need(assemble.CondNetworkT2T4)
 	if ok1 && ok24 {
-		l.expect(ClassConditionMismatch, field("network"), assemble.DeviationNetwork,
+		vf.ledger.expect(ClassConditionMismatch, field("network"), assemble.DeviationNetwork,
 			"T1 "+assemble.NetworkT1Value+"; T2-T4 "+assemble.NetworkT2T4Value, "T1 "+n1+"; T2-T4 "+n24, "DSHIO/T 21 5.1.4")
 	}
 	// Commands: the conditions against the standard and every stage.
@@ -98,11 +98,11 @@ func checkConditions(rep *Report, m *manifest.Manifest, l *deviationLedger, fp *
 	for _, s := range rules.DynamicStages {
 		if v, ok := need(assemble.CondCommand(s)); ok {
 			cmds[s] = v
-			l.expect(ClassConditionMismatch, field(assemble.CondCommand(s)), assemble.DeviationCommand(s),
-				strings.Join(assemble.StandardArgv(s, m.Subject.Spec), " "), v, "DSHIO/T 21 5.1.8")
+			vf.ledger.expect(ClassConditionMismatch, field(assemble.CondCommand(s)), assemble.DeviationCommand(s),
+				strings.Join(assemble.StandardArgv(s, vf.m.Subject.Spec), " "), v, "DSHIO/T 21 5.1.8")
 		}
 	}
-	for i, rp := range m.Repetitions {
+	for i, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			s := rules.Stage(st.Stage)
 			if st.ExitCode == nil || !isDynamicStage(st.Stage) {
@@ -143,38 +143,38 @@ func notOneWord(arg string) bool {
 // version) would be facts of a run that did not happen, which nothing
 // could cross-check and a reader would take as tested. The baseline
 // condition equals `baseline`; checkSequence checks the repeat count.
-func checkStaticOnly(rep *Report, m *manifest.Manifest, l *deviationLedger) {
+func (vf *verification) checkStaticOnly() {
 	bad := func(field, format string, args ...any) {
-		rep.addf(ClassConditionMismatch, field, `SPEC.md "What the verifier cross-checks"`, format, args...)
+		vf.rep.addf(ClassConditionMismatch, field, `SPEC.md "What the verifier cross-checks"`, format, args...)
 	}
-	if m.Fingerprint != "" {
-		bad("fingerprint", "%q, but a static-only bundle ran no sandbox: it has no environment to fingerprint", clipText(m.Fingerprint))
+	if vf.m.Fingerprint != "" {
+		bad("fingerprint", "%q, but a static-only bundle ran no sandbox: it has no environment to fingerprint", clipText(vf.m.Fingerprint))
 	}
-	if m.Image.Name != "" || m.Image.Digest != "" {
-		bad("image", "%q, but a static-only bundle ran no container", clipText(m.Image.Name+"@"+m.Image.Digest))
+	if vf.m.Image.Name != "" || vf.m.Image.Digest != "" {
+		bad("image", "%q, but a static-only bundle ran no container", clipText(vf.m.Image.Name+"@"+vf.m.Image.Digest))
 	}
-	if n := len(m.Environment.Evidence); n > 0 {
+	if n := len(vf.m.Environment.Evidence); n > 0 {
 		bad("environment.evidence", "%d version output(s), but a static-only bundle ran no container to ask", n)
 	}
-	if v := m.Settings.ObservationWindowMS; v != 0 {
+	if v := vf.m.Settings.ObservationWindowMS; v != 0 {
 		bad("settings.observation_window_ms", "%d, but a static-only bundle ran no T4 to observe", v)
 	}
-	if n := len(m.Settings.TimeoutsMS); n > 0 {
+	if n := len(vf.m.Settings.TimeoutsMS); n > 0 {
 		bad("settings.timeouts_ms", "%d stage time limit(s), but a static-only bundle ran none of T1–T4", n)
 	}
-	for i, c := range m.Conditions.Fixed {
+	for i, c := range vf.m.Conditions.Fixed {
 		switch {
 		case c.Name == assemble.CondBaseline:
-			if !sameValue(c.Value, m.Baseline) {
-				bad(fmt.Sprintf("conditions.fixed[%d]", i), "%s is %q, but baseline is %q", c.Name, clipText(c.Value), clipText(m.Baseline))
+			if !sameValue(c.Value, vf.m.Baseline) {
+				bad(fmt.Sprintf("conditions.fixed[%d]", i), "%s is %q, but baseline is %q", c.Name, clipText(c.Value), clipText(vf.m.Baseline))
 			}
 		case crossChecked(c.Name):
 			bad(fmt.Sprintf("conditions.fixed[%d]", i), "%s is %q, but a static-only bundle ran no sandbox with conditions", c.Name, clipText(c.Value))
 		}
 	}
-	for i, d := range m.Deviations {
+	for i, d := range vf.m.Deviations {
 		if d.What != assemble.DeviationBaseline && sandboxDeviation(d.What) {
-			l.matched[i] = true
+			vf.ledger.matched[i] = true
 			bad(fmt.Sprintf("deviations[%d]", i), "a %q deviation, but a static-only bundle ran no sandbox to deviate from", d.What)
 		}
 	}
@@ -210,15 +210,15 @@ func firstWord(s string) string {
 // and its only source is the dsh of the image, so beside a dsh version
 // not known to print one it is the writer's own and could turn a
 // non-conforming entry field conforming or "not checkable".
-func checkEntrySchema(rep *Report, m *manifest.Manifest, fp *rules.Fingerprint) {
-	if m.Static.Evidence[manifest.RoleSchema] == "" || (!m.Dynamic && fp == nil) {
+func (vf *verification) checkEntrySchema() {
+	if vf.m.Static.Evidence[manifest.RoleSchema] == "" || (!vf.m.Dynamic && vf.fingerprint == nil) {
 		return
 	}
 	dsh := ""
-	if fp != nil {
-		dsh = fp.DSH
+	if vf.fingerprint != nil {
+		dsh = vf.fingerprint.DSH
 	}
 	if !static.DSHPrintsEntrySchema(dsh) {
-		rep.addf(ClassConditionMismatch, "static.evidence.schema", "DSHIO/T 10 5.1.6", "an entry schema is recorded, but dsh %q (fingerprint) has no option that prints one: the entry definition is the image's entry declaration", dsh)
+		vf.rep.addf(ClassConditionMismatch, "static.evidence.schema", "DSHIO/T 10 5.1.6", "an entry schema is recorded, but dsh %q (fingerprint) has no option that prints one: the entry definition is the image's entry declaration", dsh)
 	}
 }

@@ -11,16 +11,16 @@ import (
 // of the recorded patch. An entry of the plugin that the patch lacks
 // shows that dsh loaded another patch than the one retained, so T0
 // judged a patch that was not the package's.
-func checkDumpAgainstPatch(rep *Report, m *manifest.Manifest, files map[string][]byte, lim rules.Limits) {
-	patch, ok := files[m.Static.Evidence[manifest.RolePatch]]
+func (vf *verification) checkDumpAgainstPatch() {
+	patch, ok := vf.trusted[vf.m.Static.Evidence[manifest.RolePatch]]
 	if !ok {
 		return
 	}
-	entries, err := rules.InsertEntries(patch, lim)
+	entries, err := rules.InsertEntries(patch, vf.lim)
 	if err != nil {
 		return // T0 and T3 already fail on an unreadable patch
 	}
-	maxDump := lim.MaxDumpSize
+	maxDump := vf.lim.MaxDumpSize
 	if maxDump <= 0 {
 		maxDump = rules.DefaultLimits().MaxDumpSize
 	}
@@ -28,12 +28,12 @@ func checkDumpAgainstPatch(rep *Report, m *manifest.Manifest, files map[string][
 	for _, e := range entries {
 		ids[e.ID] = true
 	}
-	for i, rp := range m.Repetitions {
+	for i, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			if st.Stage != string(rules.T3) || st.ExitCode == nil || *st.ExitCode != 0 || st.TimedOut {
 				continue
 			}
-			out, ok := files[st.Evidence[manifest.RoleStdout]]
+			out, ok := vf.trusted[st.Evidence[manifest.RoleStdout]]
 			if !ok || int64(len(out)) > maxDump {
 				continue
 			}
@@ -42,8 +42,8 @@ func checkDumpAgainstPatch(rep *Report, m *manifest.Manifest, files map[string][
 				continue
 			}
 			for _, d := range dump {
-				if d.Name == m.Subject.Name && !ids[d.ID] {
-					rep.addf(ClassSubjectMismatch, "static.evidence.patch", "DSHIO/T 20 8.4",
+				if d.Name == vf.m.Subject.Name && !ids[d.ID] {
+					vf.rep.addf(ClassSubjectMismatch, "static.evidence.patch", "DSHIO/T 20 8.4",
 						"the T3 dump of repetition %d (line %d) holds entry %q named %q, which the recorded patch does not insert: dsh loaded another patch than the one T0 judged",
 						i+1, d.Line, d.ID, d.Name)
 				}

@@ -88,38 +88,38 @@ func msString(v int64) string { return (time.Duration(v) * time.Millisecond).Str
 // checkEditions holds every edition fact to the editions the bundle
 // cites (SPEC.md "Edition facts"): class 1 of SPEC.md "What the verifier
 // cross-checks".
-func checkEditions(rep *Report, m *manifest.Manifest, l *deviationLedger, fp *rules.Fingerprint, cond conditionIndex) {
-	ed, ok := assemble.EditionFor(m.Standards)
+func (vf *verification) checkEditions() {
+	ed, ok := assemble.EditionFor(vf.m.Standards)
 	if !ok {
-		rep.addf(ClassEditionFact, "standards", "DSHIO/T 10 8.1", "cites %q; the editions this verifier knows are %q", strings.Join(m.Standards, ", "), strings.Join(assemble.Edition2026.Standards, ", "))
+		vf.rep.addf(ClassEditionFact, "standards", "DSHIO/T 10 8.1", "cites %q; the editions this verifier knows are %q", strings.Join(vf.m.Standards, ", "), strings.Join(assemble.Edition2026.Standards, ", "))
 		return
 	}
-	l.expect(ClassEditionFact, "baseline", assemble.DeviationBaseline, ed.Baseline, m.Baseline, "DSHIO/T 21 5.1.1")
-	if !m.Dynamic {
+	vf.ledger.expect(ClassEditionFact, "baseline", assemble.DeviationBaseline, ed.Baseline, vf.m.Baseline, "DSHIO/T 21 5.1.1")
+	if !vf.m.Dynamic {
 		return
 	}
-	l.expect(ClassEditionFact, "settings.observation_window_ms", assemble.DeviationObservationWindow, msString(ed.WindowMS), msString(m.Settings.ObservationWindowMS), "DSHIO/T 21 5.1.6")
+	vf.ledger.expect(ClassEditionFact, "settings.observation_window_ms", assemble.DeviationObservationWindow, msString(ed.WindowMS), msString(vf.m.Settings.ObservationWindowMS), "DSHIO/T 21 5.1.6")
 	for _, s := range rules.DynamicStages {
-		v, ok := m.Settings.TimeoutsMS[string(s)]
+		v, ok := vf.m.Settings.TimeoutsMS[string(s)]
 		if !ok || v <= 0 {
-			rep.addf(ClassEditionFact, "settings.timeouts_ms."+string(s), "DSHIO/T 21 5.1.6", "no positive time limit is recorded for %s", s)
+			vf.rep.addf(ClassEditionFact, "settings.timeouts_ms."+string(s), "DSHIO/T 21 5.1.6", "no positive time limit is recorded for %s", s)
 			continue
 		}
-		l.expect(ClassEditionFact, "settings.timeouts_ms."+string(s), assemble.DeviationTimeout(s), msString(ed.TimeoutsMS[s]), msString(v), "DSHIO/T 21 5.1.6")
+		vf.ledger.expect(ClassEditionFact, "settings.timeouts_ms."+string(s), assemble.DeviationTimeout(s), msString(ed.TimeoutsMS[s]), msString(v), "DSHIO/T 21 5.1.6")
 	}
 	// Other members (the version commands' limit, SPEC.md "Manifest
 	// fields") are inputs: checkInputs bounds them.
-	if fp != nil {
-		l.expect(ClassEditionFact, "fingerprint mem", assemble.DeviationMemory, ed.Memory, fp.Mem, "DSHIO/T 21 5.1.3")
-		l.expect(ClassEditionFact, "fingerprint cpu", assemble.DeviationCPU, ed.CPU, fp.CPU, "DSHIO/T 21 5.1.3")
+	if vf.fingerprint != nil {
+		vf.ledger.expect(ClassEditionFact, "fingerprint mem", assemble.DeviationMemory, ed.Memory, vf.fingerprint.Mem, "DSHIO/T 21 5.1.3")
+		vf.ledger.expect(ClassEditionFact, "fingerprint cpu", assemble.DeviationCPU, ed.CPU, vf.fingerprint.CPU, "DSHIO/T 21 5.1.3")
 	}
-	if v, ok := cond.value(assemble.CondPids); ok {
-		l.expect(ClassEditionFact, "conditions.fixed "+assemble.CondPids, assemble.DeviationPids, ed.Pids, v, "DSHIO/T 21 5.1.5")
+	if v, ok := vf.conditions.value(assemble.CondPids); ok {
+		vf.ledger.expect(ClassEditionFact, "conditions.fixed "+assemble.CondPids, assemble.DeviationPids, ed.Pids, v, "DSHIO/T 21 5.1.5")
 	}
-	if v, ok := cond.value(assemble.CondUlimits); ok {
-		l.expect(ClassEditionFact, "conditions.fixed "+assemble.CondUlimits, assemble.DeviationUlimits, ed.Ulimits, v, "DSHIO/T 21 5.1.5")
+	if v, ok := vf.conditions.value(assemble.CondUlimits); ok {
+		vf.ledger.expect(ClassEditionFact, "conditions.fixed "+assemble.CondUlimits, assemble.DeviationUlimits, ed.Ulimits, v, "DSHIO/T 21 5.1.5")
 	}
-	l.expect(ClassEditionFact, "settings.repeat", assemble.DeviationRepeatCount, fmt.Sprint(ed.Repeat), fmt.Sprint(m.Settings.Repeat), "DSHIO/T 21 5.1.9")
+	vf.ledger.expect(ClassEditionFact, "settings.repeat", assemble.DeviationRepeatCount, fmt.Sprint(ed.Repeat), fmt.Sprint(vf.m.Settings.Repeat), "DSHIO/T 21 5.1.9")
 }
 
 func isDynamicStage(s string) bool {

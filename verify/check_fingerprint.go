@@ -43,14 +43,14 @@ type versionPattern struct {
 // T5 fields, and versions that the image's version outputs and every
 // version the stage evidence prints (pnpm, node, dsh) agree with. It
 // returns the parsed fingerprint, or nil.
-func checkFingerprint(rep *Report, m *manifest.Manifest, files map[string][]byte) *rules.Fingerprint {
-	if !m.Dynamic && m.Fingerprint == "" {
+func (vf *verification) checkFingerprint() *rules.Fingerprint {
+	if !vf.m.Dynamic && vf.m.Fingerprint == "" {
 		return nil
 	}
 	bad := func(field, clause, format string, args ...any) {
-		rep.addf(ClassFingerprintInvalid, field, clause, format, args...)
+		vf.rep.addf(ClassFingerprintInvalid, field, clause, format, args...)
 	}
-	fp, err := rules.ParseFingerprint(m.Fingerprint)
+	fp, err := rules.ParseFingerprint(vf.m.Fingerprint)
 	if err != nil {
 		bad("fingerprint", "DSHIO/T 21 5.2", "%v", err)
 		return nil
@@ -64,8 +64,8 @@ func checkFingerprint(rep *Report, m *manifest.Manifest, files map[string][]byte
 		manifest.RolePNPMVersion: fp.PNPM,
 	}
 	for _, role := range slices.Sorted(maps.Keys(observed)) {
-		p := m.Environment.Evidence[role]
-		b, ok := files[p]
+		p := vf.m.Environment.Evidence[role]
+		b, ok := vf.trusted[p]
 		if p == "" || !ok {
 			bad("environment.evidence."+role, "DSHIO/T 21 5.2", "no observed %s output backs the fingerprint", role)
 			continue
@@ -74,10 +74,10 @@ func checkFingerprint(rep *Report, m *manifest.Manifest, files map[string][]byte
 			bad("fingerprint", "DSHIO/T 21 5.2", "%s is %q in the fingerprint but the image printed %q (%s)", role, observed[role], got, p)
 		}
 	}
-	for i, rp := range m.Repetitions {
+	for i, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			for _, role := range []string{manifest.RoleStdout, manifest.RoleStderr} {
-				b, ok := files[st.Evidence[role]]
+				b, ok := vf.trusted[st.Evidence[role]]
 				if !ok {
 					continue
 				}

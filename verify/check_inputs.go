@@ -31,9 +31,9 @@ const (
 // also ASCII, so that no look-alike passes for the name it imitates.
 // Each broken rule is one input-invalid finding naming the field by JSON
 // Pointer.
-func checkInputs(rep *Report, m *manifest.Manifest) {
+func (vf *verification) checkInputs() {
 	bad := func(ptr, format string, args ...any) {
-		rep.addf(ClassInputInvalid, ptr, inputClause, format, args...)
+		vf.rep.addf(ClassInputInvalid, ptr, inputClause, format, args...)
 	}
 	name := func(ptr, v string, empty bool) {
 		if v == "" && empty {
@@ -48,29 +48,29 @@ func checkInputs(rep *Report, m *manifest.Manifest) {
 			bad(ptr, "%q: %v", v, err)
 		}
 	}
-	name("/tool/name", m.Tool.Name, false)
-	name("/tool/version", m.Tool.Version, false)
-	if strings.ContainsRune(m.Tool.Version, ' ') {
-		bad("/tool/version", "%q: a version is one word", m.Tool.Version)
+	name("/tool/name", vf.m.Tool.Name, false)
+	name("/tool/version", vf.m.Tool.Version, false)
+	if strings.ContainsRune(vf.m.Tool.Version, ' ') {
+		bad("/tool/version", "%q: a version is one word", vf.m.Tool.Version)
 	}
-	name("/baseline", m.Baseline, false)
-	if s := m.Subject.TarballSHA256; s != "" && !isLowerHex(s, 64) {
+	name("/baseline", vf.m.Baseline, false)
+	if s := vf.m.Subject.TarballSHA256; s != "" && !isLowerHex(s, 64) {
 		bad("/subject/tarball_sha256", "%q is not 64 lowercase hex digits", s)
 	}
-	if s := m.Subject.Integrity; s != "" {
+	if s := vf.m.Subject.Integrity; s != "" {
 		if _, why := parseIntegrity(s); why != "" {
 			bad("/subject/integrity", "%q: %s", s, why)
 		}
 	}
-	for i, c := range m.Conditions.Fixed {
+	for i, c := range vf.m.Conditions.Fixed {
 		name(fmt.Sprintf("/conditions/fixed/%d/name", i), c.Name, false)
 		text(fmt.Sprintf("/conditions/fixed/%d/value", i), c.Value)
 	}
-	for i, c := range m.Conditions.Variable {
+	for i, c := range vf.m.Conditions.Variable {
 		name(fmt.Sprintf("/conditions/variable/%d/name", i), c.Name, false)
 		text(fmt.Sprintf("/conditions/variable/%d/value", i), c.Value)
 	}
-	for i, d := range m.Deviations {
+	for i, d := range vf.m.Deviations {
 		p := fmt.Sprintf("/deviations/%d", i)
 		name(p+"/what", d.What, false)
 		text(p+"/standard", d.Standard)
@@ -83,7 +83,7 @@ func checkInputs(rep *Report, m *manifest.Manifest) {
 			bad(p, "%q: %q changed to %q records no difference (DSHIO/T 21 8.1: a deviation names the standard's value and the one used instead)", d.What, d.Standard, d.ChangedTo)
 		}
 	}
-	s := m.Settings
+	s := vf.m.Settings
 	if s.ObservationWindowMS < 0 || s.ObservationWindowMS > maxWindowMS {
 		bad("/settings/observation_window_ms", "%d ms is outside 0..%d", s.ObservationWindowMS, maxWindowMS)
 	}
@@ -98,11 +98,11 @@ func checkInputs(rep *Report, m *manifest.Manifest) {
 	if s.Repeat < 0 || s.Repeat > maxRepeat {
 		bad("/settings/repeat", "%d is outside 0..%d", s.Repeat, maxRepeat)
 	}
-	text("/static/patch_fetch_error", m.Static.PatchFetchError)
-	if m.Static.InstalledSize < -1 {
-		bad("/static/installed_size", "%d: a size is -1 (unknown) or not negative", m.Static.InstalledSize)
+	text("/static/patch_fetch_error", vf.m.Static.PatchFetchError)
+	if vf.m.Static.InstalledSize < -1 {
+		bad("/static/installed_size", "%d: a size is -1 (unknown) or not negative", vf.m.Static.InstalledSize)
 	}
-	for i, rp := range m.Repetitions {
+	for i, rp := range vf.m.Repetitions {
 		for j, st := range rp.Stages {
 			p := fmt.Sprintf("/repetitions/%d/stages/%d", i, j)
 			if st.ExitCode != nil && (*st.ExitCode < 0 || *st.ExitCode > maxExitCode) {
@@ -114,7 +114,7 @@ func checkInputs(rep *Report, m *manifest.Manifest) {
 			if st.Stage == string(rules.T4) && st.Liveness != nil && st.ExitCode != nil {
 				l := st.Liveness
 				if !l.AliveAtEnd && l.WindowMS > 0 && l.AliveMS == l.WindowMS && *st.ExitCode == KillExitCode && !st.TimedOut {
-					rep.addf(ClassTimeInconsistent, repField(i+1, st.Stage, "liveness", "alive_at_end"), `DESIGN.md "Liveness observation"`,
+					vf.rep.addf(ClassTimeInconsistent, repField(i+1, st.Stage, "liveness", "alive_at_end"), `DESIGN.md "Liveness observation"`,
 						"false, but the process was alive for the whole %d ms window and exited %d, the observer's stop at the window's end", l.WindowMS, KillExitCode)
 				}
 			}

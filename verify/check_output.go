@@ -38,30 +38,30 @@ var pnpmError = regexp.MustCompile(`(?m)^[\s\p{Zs}]*ERR_PNPM_[A-Z0-9_]+`)
 // pnpm's elapsed time is within the stage's duration, and a T1 whose
 // pnpm gave up did not exit 0. The output is the stage's trusted merged
 // stream (a stage whose streams are not tied is read by no rule).
-func checkOutputFacts(rep *Report, m *manifest.Manifest, files map[string][]byte, untrusted map[string]bool) {
+func (vf *verification) checkOutputFacts() {
 	home := ""
-	for _, c := range m.Conditions.Fixed {
+	for _, c := range vf.m.Conditions.Fixed {
 		if c.Name == assemble.CondProfile {
 			if sm := profileHome.FindStringSubmatch(c.Value); sm != nil {
 				home = sm[1]
 			}
 		}
 	}
-	for i, rp := range m.Repetitions {
+	for i, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			if st.ExitCode == nil {
 				continue
 			}
 			p := st.Evidence[manifest.RoleMerged]
-			out, ok := files[p]
-			if !ok || untrusted[p] {
+			out, ok := vf.trusted[p]
+			if !ok || vf.untrusted[p] {
 				continue
 			}
 			field := repField(i+1, st.Stage)
 			if home != "" {
 				for _, sm := range dshProfileAt.FindAllSubmatch(out, -1) {
 					if want := home + "/profiles/web"; string(sm[1]) != want {
-						rep.addf(ClassConditionMismatch, "conditions.fixed "+assemble.CondProfile, "DSHIO/T 21 5.1.7",
+						vf.rep.addf(ClassConditionMismatch, "conditions.fixed "+assemble.CondProfile, "DSHIO/T 21 5.1.7",
 							"records DSH_HOME=%s, but %s's output says dsh set up the profile at %q, not %q", home, field, sm[1], want)
 						home = "" // one finding
 						break
@@ -70,13 +70,13 @@ func checkOutputFacts(rep *Report, m *manifest.Manifest, files map[string][]byte
 			}
 			for _, sm := range pnpmDone.FindAllSubmatch(out, -1) {
 				if d, ok := pnpmElapsedMS(string(sm[1])); ok && d > st.DurationMS+PNPMRoundingMS {
-					rep.addf(ClassTimeInconsistent, field+".duration_ms", `SPEC.md "Time and process facts"`,
+					vf.rep.addf(ClassTimeInconsistent, field+".duration_ms", `SPEC.md "Time and process facts"`,
 						"%d ms, but the stage's output says pnpm took %s (%q)", st.DurationMS, strings.TrimSpace(string(sm[1])), bytes.TrimSpace(sm[0]))
 				}
 			}
 			if st.Stage == string(rules.T1) && *st.ExitCode == 0 { // T1 is pnpm's run; other stages' dsh may survive one
 				if loc := pnpmError.FindIndex(out); loc != nil {
-					rep.addf(ClassTimeInconsistent, field+".exit_code", `SPEC.md "Time and process facts"`,
+					vf.rep.addf(ClassTimeInconsistent, field+".exit_code", `SPEC.md "Time and process facts"`,
 						"0, but the stage's output reports pnpm giving up (%q), after which pnpm exits 1", bytes.TrimSpace(out[loc[0]:loc[1]]))
 				}
 			}

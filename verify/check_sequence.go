@@ -34,9 +34,9 @@ func repetitionOf(path string) (string, bool) {
 // up to the first failure and not after it, every evidence path where
 // SPEC.md "Evidence file layout" puts it, and every listed file
 // referenced exactly once.
-func checkSequence(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted map[string]bool) {
+func (vf *verification) checkSequence() {
 	bad := func(field, clause, format string, args ...any) {
-		rep.addf(ClassSequenceShape, field, clause, format, args...)
+		vf.rep.addf(ClassSequenceShape, field, clause, format, args...)
 	}
 	refs := map[string]int{}
 	ref := func(field, role, path, want string) {
@@ -45,31 +45,31 @@ func checkSequence(rep *Report, m *manifest.Manifest, d assemble.Derived, untrus
 			bad(field+"."+role, `SPEC.md "Evidence file layout"`, "%q, the layout puts %s at %q", path, role, want)
 		}
 	}
-	for _, role := range slices.Sorted(maps.Keys(m.Static.Evidence)) {
+	for _, role := range slices.Sorted(maps.Keys(vf.m.Static.Evidence)) {
 		want := manifest.StaticPath(role)
 		if !slices.Contains(manifest.StaticRoles, role) {
 			want = "(no such role)"
 		}
-		ref("static.evidence", role, m.Static.Evidence[role], want)
+		ref("static.evidence", role, vf.m.Static.Evidence[role], want)
 	}
-	for _, role := range slices.Sorted(maps.Keys(m.Environment.Evidence)) {
+	for _, role := range slices.Sorted(maps.Keys(vf.m.Environment.Evidence)) {
 		want := manifest.EnvironmentPath(role)
 		if !slices.Contains(manifest.EnvironmentRoles, role) {
 			want = "(no such role)"
 		}
-		ref("environment.evidence", role, m.Environment.Evidence[role], want)
+		ref("environment.evidence", role, vf.m.Environment.Evidence[role], want)
 	}
 
-	if !m.Dynamic && (len(m.Repetitions) > 0 || m.Settings.Repeat != 0) {
-		bad("dynamic", "DSHIO/T 20 4", "false, but %d repetition(s) are recorded and settings.repeat is %d", len(m.Repetitions), m.Settings.Repeat)
+	if !vf.m.Dynamic && (len(vf.m.Repetitions) > 0 || vf.m.Settings.Repeat != 0) {
+		bad("dynamic", "DSHIO/T 20 4", "false, but %d repetition(s) are recorded and settings.repeat is %d", len(vf.m.Repetitions), vf.m.Settings.Repeat)
 	}
-	if m.Dynamic && len(m.Repetitions) != m.Settings.Repeat {
-		bad("repetitions", "DSHIO/T 21 5.1.9", "%d repetitions recorded, settings.repeat says %d", len(m.Repetitions), m.Settings.Repeat)
+	if vf.m.Dynamic && len(vf.m.Repetitions) != vf.m.Settings.Repeat {
+		bad("repetitions", "DSHIO/T 21 5.1.9", "%d repetitions recorded, settings.repeat says %d", len(vf.m.Repetitions), vf.m.Settings.Repeat)
 	}
-	if m.Dynamic && len(m.Repetitions) == 0 {
+	if vf.m.Dynamic && len(vf.m.Repetitions) == 0 {
 		bad("repetitions", "DSHIO/T 21 5.1.9", "the dynamic layer ran but no repetition is recorded")
 	}
-	for i, rp := range m.Repetitions {
+	for i, rp := range vf.m.Repetitions {
 		n := i + 1
 		if rp.Index != n {
 			bad(repField(n, "", "index"), "DSHIO/T 21 5.1.9", "%d; repetitions are numbered 1..N in order, this is repetition %d", rp.Index, n)
@@ -78,13 +78,13 @@ func checkSequence(rep *Report, m *manifest.Manifest, d assemble.Derived, untrus
 			bad(repField(n, "", "stages"), "DSHIO/T 20 11.2", "%d stages recorded; every one of T1–T4 is recorded once, executed or not", len(rp.Stages))
 		}
 		var derived []rules.StageResult
-		if i < len(d.Repetitions) {
-			derived = d.Repetitions[i].Stages
+		if i < len(vf.derived.Repetitions) {
+			derived = vf.derived.Repetitions[i].Stages
 		}
 		// Where the sequence stopped is known only from intact evidence
 		// and from earlier stages whose claimed status is the derived
 		// one (else the verdict mismatch is the finding).
-		intact := !untrusted[repField(n, "")]
+		intact := !vf.untrusted[repField(n, "")]
 		for j, st := range rp.Stages {
 			field := repField(n, st.Stage)
 			if j >= len(rules.DynamicStages) || st.Stage != string(rules.DynamicStages[j]) {
@@ -115,7 +115,7 @@ func checkSequence(rep *Report, m *manifest.Manifest, d assemble.Derived, untrus
 				}
 				continue
 			}
-			intact = intact && !anyUntrusted(st.Evidence, untrusted) && ds != nil && st.Status == string(ds.Status)
+			intact = intact && !anyUntrusted(st.Evidence, vf.untrusted) && ds != nil && st.Status == string(ds.Status)
 			roles := manifest.StageRoles(st.Stage)
 			for _, role := range slices.Sorted(maps.Keys(st.Evidence)) {
 				want := manifest.StagePath(n, st.Stage, role)
@@ -129,9 +129,9 @@ func checkSequence(rep *Report, m *manifest.Manifest, d assemble.Derived, untrus
 			}
 		}
 	}
-	for _, f := range m.Files {
+	for _, f := range vf.m.Files {
 		switch c := refs[f.Path]; {
-		case untrusted[f.Path]:
+		case vf.untrusted[f.Path]:
 			// reported as missing or changed
 		case c == 0:
 			bad("files", `SPEC.md "Evidence file layout"`, "%q is listed but no evidence role refers to it", f.Path)

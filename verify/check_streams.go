@@ -13,8 +13,8 @@ import (
 // stage whose streams are not tied has all three files moved from
 // trusted to untrusted, so no line rule reads them and no verdict that
 // depends on them is derived.
-func checkStreams(rep *Report, m *manifest.Manifest, trusted map[string][]byte, untrusted map[string]bool) {
-	for i, rp := range m.Repetitions {
+func (vf *verification) checkStreams() {
+	for i, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			if st.ExitCode == nil {
 				continue
@@ -23,7 +23,7 @@ func checkStreams(rep *Report, m *manifest.Manifest, trusted map[string][]byte, 
 			var bs [3][]byte
 			ok := true
 			for k, p := range paths {
-				bs[k], ok = trusted[p]
+				bs[k], ok = vf.trusted[p]
 				if !ok {
 					break
 				}
@@ -32,12 +32,12 @@ func checkStreams(rep *Report, m *manifest.Manifest, trusted map[string][]byte, 
 				continue // a missing or changed file is reported as such
 			}
 			if at, good := Interleaves(bs[2], bs[0], bs[1]); !good {
-				rep.addf(ClassStreamMismatch, repField(i+1, st.Stage, "evidence", manifest.RoleMerged), `DESIGN.md "Output capture"`,
+				vf.rep.addf(ClassStreamMismatch, repField(i+1, st.Stage, "evidence", manifest.RoleMerged), `DESIGN.md "Output capture"`,
 					"%s is not an interleaving of %s and %s (they part at byte %d of merged): no line rule reads this stage's output",
 					paths[2], paths[0], paths[1], at)
 				for _, p := range paths {
-					delete(trusted, p)
-					untrusted[p] = true
+					delete(vf.trusted, p)
+					vf.untrusted[p] = true
 				}
 			}
 		}
@@ -122,20 +122,20 @@ func commonPrefix(a, b []byte) int {
 // (a fatal line, the marker, the added dependency) or make one that
 // neither stream holds. Only the first differing stage of a repetition is
 // named: the stages after it differ through propagation.
-func checkStreamReadings(rep *Report, m *manifest.Manifest, trusted map[string][]byte, d assemble.Derived, lim rules.Limits) {
-	alone := make(map[string][]byte, len(trusted))
-	for p, b := range trusted {
+func (vf *verification) checkStreamReadings() {
+	alone := make(map[string][]byte, len(vf.trusted))
+	for p, b := range vf.trusted {
 		alone[p] = b
 	}
 	changed := false
-	for _, rp := range m.Repetitions {
+	for _, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			if st.ExitCode == nil {
 				continue
 			}
-			out, ok1 := trusted[st.Evidence[manifest.RoleStdout]]
-			errOut, ok2 := trusted[st.Evidence[manifest.RoleStderr]]
-			merged, ok3 := trusted[st.Evidence[manifest.RoleMerged]]
+			out, ok1 := vf.trusted[st.Evidence[manifest.RoleStdout]]
+			errOut, ok2 := vf.trusted[st.Evidence[manifest.RoleStderr]]
+			merged, ok3 := vf.trusted[st.Evidence[manifest.RoleMerged]]
 			if !ok1 || !ok2 || !ok3 {
 				continue
 			}
@@ -154,14 +154,14 @@ func checkStreamReadings(rep *Report, m *manifest.Manifest, trusted map[string][
 	if !changed {
 		return
 	}
-	d2, _ := assemble.Derive(m, alone, lim)
-	for i := range min(len(d.Repetitions), len(d2.Repetitions)) {
-		a, b := d.Repetitions[i].Stages, d2.Repetitions[i].Stages
+	d2, _ := assemble.Derive(vf.m, alone, vf.lim)
+	for i := range min(len(vf.derived.Repetitions), len(d2.Repetitions)) {
+		a, b := vf.derived.Repetitions[i].Stages, d2.Repetitions[i].Stages
 		for k := range min(len(a), len(b)) {
 			if a[k].Status == b[k].Status && a[k].Verdict == b[k].Verdict {
 				continue
 			}
-			rep.addf(ClassStreamMismatch, repField(i+1, string(a[k].Stage), "evidence", manifest.RoleMerged), `SPEC.md "Streams"`,
+			vf.rep.addf(ClassStreamMismatch, repField(i+1, string(a[k].Stage), "evidence", manifest.RoleMerged), `SPEC.md "Streams"`,
 				"read from merged, %s is %s%s; read from stdout and stderr each on its own, %s%s: where merged places one stream's bytes inside the other's lines changes what the rules read",
 				a[k].Stage, a[k].Status, verdictSuffix(a[k].Verdict), b[k].Status, verdictSuffix(b[k].Verdict))
 			break

@@ -7,7 +7,6 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/dshaudit/dshaudit/internal/jsonwalk"
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"github.com/dshaudit/dshaudit/internal/pkgmeta"
@@ -20,13 +19,13 @@ var npmName = lazyregexp.New(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*
 
 // checkSubject checks the subject and the signed predicate (SPEC.md "What
 // the verifier cross-checks", class 6): one exact version, named alike by
-// the metadata, the spec and the predicate. d is the re-derivation: it
+// the metadata, the spec and the predicate. The re-derivation (vf.derived)
 // says whether T0 could read the metadata and whether T1 installed it.
-func checkSubject(rep *Report, m *manifest.Manifest, files map[string][]byte, sig *signed.Result, d assemble.Derived) {
+func (vf *verification) checkSubject() {
 	bad := func(field, clause, format string, args ...any) {
-		rep.addf(ClassSubjectMismatch, field, clause, format, args...)
+		vf.rep.addf(ClassSubjectMismatch, field, clause, format, args...)
 	}
-	sub := m.Subject
+	sub := vf.m.Subject
 	if !npmName.MatchString(sub.Name) || len(sub.Name) > 214 {
 		bad("subject.name", "DSHIO/T 10 7.2", "%q is not an npm package name", sub.Name)
 	}
@@ -45,14 +44,14 @@ func checkSubject(rep *Report, m *manifest.Manifest, files map[string][]byte, si
 			bad("subject.spec", "DSHIO/T 21 5.1.8", "%q, a local package is installed from /pkgs/%s%s", sub.Spec, base, tail)
 		}
 	default:
-		if m.Dynamic {
+		if vf.m.Dynamic {
 			bad("subject.source", "DSHIO/T 21 5.1.8", "%q: T1 installs only a registry package or a local one, so the spec cannot be checked", sub.Source)
 		}
 	}
-	checkInstalledSpec(rep, m, files)
-	if p := m.Static.Evidence[manifest.RoleMetadata]; p != "" {
-		if b, ok := files[p]; ok {
-			checkIntegrity(rep, m, p, b)
+	vf.checkInstalledSpec()
+	if p := vf.m.Static.Evidence[manifest.RoleMetadata]; p != "" {
+		if b, ok := vf.trusted[p]; ok {
+			vf.checkIntegrity(p, b)
 			name, version, err := pkgmeta.Names(b)
 			switch {
 			case err == nil:
@@ -62,25 +61,25 @@ func checkSubject(rep *Report, m *manifest.Manifest, files map[string][]byte, si
 				if version != sub.Version {
 					bad("subject.version", "DSHIO/T 10 7.2", "%q, the metadata %s says %q", sub.Version, p, version)
 				}
-			case !d.Static.Unresolvable || installed(d):
+			case !vf.derived.Static.Unresolvable || installed(vf.derived):
 				// T0 read the document (or T1 installed the package, which
 				// needs it read), so it names a package: it must name this
 				// one. Only a package no stage could read may be this broken.
 				bad("subject", "DSHIO/T 10 7.2", "the metadata %s does not name the subject: %v", p, err)
 			}
 		}
-	} else if m.Dynamic {
+	} else if vf.m.Dynamic {
 		// T1 installed the package, so its metadata was had: an
 		// unresolvable T0 beside a dynamic layer is read, not derived.
 		bad("static.evidence.metadata", "DSHIO/T 20 5.5", "no metadata is retained although the dynamic layer installed the package: T0 cannot have been unresolvable")
 	}
-	if sig != nil {
-		p := sig.Predicate
+	if vf.sig != nil {
+		p := vf.sig.Predicate
 		if p.Subject.Name != sub.Name || p.Subject.Version != sub.Version {
 			bad("subject", `SPEC.md "Signature"`, "the signed predicate names %s@%s, the manifest %s@%s", p.Subject.Name, p.Subject.Version, sub.Name, sub.Version)
 		}
-		if p.Tool.Name != m.Tool.Name || p.Tool.Version != m.Tool.Version {
-			bad("tool", `SPEC.md "Signature"`, "the signed predicate names the tool %s %s, the manifest %s %s", p.Tool.Name, p.Tool.Version, m.Tool.Name, m.Tool.Version)
+		if p.Tool.Name != vf.m.Tool.Name || p.Tool.Version != vf.m.Tool.Version {
+			bad("tool", `SPEC.md "Signature"`, "the signed predicate names the tool %s %s, the manifest %s %s", p.Tool.Name, p.Tool.Version, vf.m.Tool.Name, vf.m.Tool.Version)
 		}
 	}
 }
@@ -106,18 +105,18 @@ func installed(d assemble.Derived) bool {
 // satisfies for a registry one. The T1 rule reads only that the name is
 // there (SPEC.md "T1 install"); a registry subject whose profile shows a
 // tarball installed tested another package than the one named.
-func checkInstalledSpec(rep *Report, m *manifest.Manifest, files map[string][]byte) {
-	sub := m.Subject
+func (vf *verification) checkInstalledSpec() {
+	sub := vf.m.Subject
 	local := sub.Source == "local-tarball" || sub.Source == "local-dir"
 	if !local && sub.Source != "registry" {
 		return // the source itself is a finding of checkSubject
 	}
-	for i, rp := range m.Repetitions {
+	for i, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			if st.Stage != string(rules.T1) || st.ExitCode == nil {
 				continue
 			}
-			b, ok := files[st.Evidence[manifest.RoleProfilePackageJSON]]
+			b, ok := vf.trusted[st.Evidence[manifest.RoleProfilePackageJSON]]
 			if !ok || len(b) == 0 {
 				continue // the T1 rule or the layout reports it
 			}
@@ -127,7 +126,7 @@ func checkInstalledSpec(rep *Report, m *manifest.Manifest, files map[string][]by
 			}
 			field := repField(i+1, st.Stage, "evidence", manifest.RoleProfilePackageJSON)
 			bad := func(format string, args ...any) {
-				rep.addf(ClassSubjectMismatch, field, "DSHIO/T 20 6.4", format, args...)
+				vf.rep.addf(ClassSubjectMismatch, field, "DSHIO/T 20 6.4", format, args...)
 			}
 			switch {
 			case dep.NotString != "":
@@ -173,8 +172,8 @@ func clipText(s string) string {
 // carries a dist.integrity, subject.integrity is one of its hashes. The
 // formats themselves are input rules (checkInputs); the sha512 and
 // tarball_sha256 name the same tarball only for replay, which has it.
-func checkIntegrity(rep *Report, m *manifest.Manifest, path string, meta []byte) {
-	sub := m.Subject
+func (vf *verification) checkIntegrity(path string, meta []byte) {
+	sub := vf.m.Subject
 	if _, why := parseIntegrity(sub.Integrity); sub.Integrity == "" || why != "" {
 		return
 	}
@@ -187,7 +186,7 @@ func checkIntegrity(rep *Report, m *manifest.Manifest, path string, meta []byte)
 			return
 		}
 	}
-	rep.addf(ClassSubjectMismatch, "subject.integrity", "DSHIO/T 10 7.2", "%q, but the metadata %s gives dist.integrity %q: they name different tarballs", sub.Integrity, path, clipText(dist))
+	vf.rep.addf(ClassSubjectMismatch, "subject.integrity", "DSHIO/T 10 7.2", "%q, but the metadata %s gives dist.integrity %q: they name different tarballs", sub.Integrity, path, clipText(dist))
 }
 
 // distIntegrity is the metadata's dist.integrity read as npm reads the

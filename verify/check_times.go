@@ -27,9 +27,9 @@ const KillExitCode = 137
 
 // checkTimes checks the time and process facts (SPEC.md "What the
 // verifier cross-checks", class 5).
-func checkTimes(rep *Report, m *manifest.Manifest) {
+func (vf *verification) checkTimes() {
 	bad := func(field, clause, format string, args ...any) {
-		rep.addf(ClassTimeInconsistent, field, clause, format, args...)
+		vf.rep.addf(ClassTimeInconsistent, field, clause, format, args...)
 	}
 	parse := func(field, v string) (time.Time, bool) {
 		t, err := time.Parse(time.RFC3339Nano, v)
@@ -45,19 +45,19 @@ func checkTimes(rep *Report, m *manifest.Manifest) {
 		}
 		return t, true
 	}
-	runStart, okS := parse("started_at", m.StartedAt)
-	runEnd, okE := parse("finished_at", m.FinishedAt)
+	runStart, okS := parse("started_at", vf.m.StartedAt)
+	runEnd, okE := parse("finished_at", vf.m.FinishedAt)
 	if okS && okE && runEnd.Before(runStart) {
-		bad("finished_at", `SPEC.md "Manifest fields"`, "%s is before started_at %s", m.FinishedAt, m.StartedAt)
+		bad("finished_at", `SPEC.md "Manifest fields"`, "%s is before started_at %s", vf.m.FinishedAt, vf.m.StartedAt)
 	}
-	if okE && m.TestDate != runEnd.UTC().Format(time.DateOnly) {
-		bad("test_date", "DSHIO/T 10 8.1", "%q, but finished_at %s is on %s (UTC)", m.TestDate, m.FinishedAt, runEnd.UTC().Format(time.DateOnly))
+	if okE && vf.m.TestDate != runEnd.UTC().Format(time.DateOnly) {
+		bad("test_date", "DSHIO/T 10 8.1", "%q, but finished_at %s is on %s (UTC)", vf.m.TestDate, vf.m.FinishedAt, runEnd.UTC().Format(time.DateOnly))
 	}
 	prevEnd, prevField := runStart, "started_at"
 	if !okS {
 		prevEnd = time.Time{}
 	}
-	for i, rp := range m.Repetitions {
+	for i, rp := range vf.m.Repetitions {
 		for _, st := range inStageOrder(rp.Stages) {
 			if st.ExitCode == nil {
 				continue
@@ -75,13 +75,13 @@ func checkTimes(rep *Report, m *manifest.Manifest) {
 				bad(field+".started_at", "DSHIO/T 20 4", "%s is before %s (%s): stages run one after another", st.StartedAt, prevField, prevEnd.Format(time.RFC3339Nano))
 			}
 			if okE && e.After(runEnd) {
-				bad(field+".ended_at", `SPEC.md "Manifest fields"`, "%s is after finished_at %s", st.EndedAt, m.FinishedAt)
+				bad(field+".ended_at", `SPEC.md "Manifest fields"`, "%s is after finished_at %s", st.EndedAt, vf.m.FinishedAt)
 			}
 			prevEnd, prevField = e, field+".ended_at"
 			if diff := st.DurationMS - e.Sub(s).Milliseconds(); diff > DurationToleranceMS || diff < -DurationToleranceMS {
 				bad(field+".duration_ms", `SPEC.md "Time and process facts"`, "%d ms, but ended_at − started_at is %d ms", st.DurationMS, e.Sub(s).Milliseconds())
 			}
-			if limit, ok := m.Settings.TimeoutsMS[st.Stage]; ok {
+			if limit, ok := vf.m.Settings.TimeoutsMS[st.Stage]; ok {
 				switch {
 				case st.TimedOut && st.DurationMS < limit:
 					bad(field+".timed_out", "DSHIO/T 21 5.1.6", "true, but the stage ran %d ms of its %d ms limit", st.DurationMS, limit)
@@ -90,7 +90,7 @@ func checkTimes(rep *Report, m *manifest.Manifest) {
 				}
 			}
 			if st.Stage == string(rules.T4) && st.Liveness != nil {
-				checkLiveness(bad, field, m, st)
+				checkLiveness(bad, field, vf.m, st)
 			}
 		}
 	}
@@ -145,15 +145,15 @@ const ClockSkewMS = 5 * 60 * 1000
 // checkDates holds the run's dates to the editions it cites and to the
 // verifier's clock: a run cannot have started before the editions were
 // published, nor finished after now (SPEC.md "Time and process facts").
-func checkDates(rep *Report, m *manifest.Manifest, now time.Time) {
-	start, errS := time.Parse(time.RFC3339Nano, m.StartedAt)
-	end, errE := time.Parse(time.RFC3339Nano, m.FinishedAt)
-	if ed, ok := assemble.EditionFor(m.Standards); ok && errS == nil && start.Before(ed.Published) {
-		rep.addf(ClassTimeInconsistent, "started_at", "DSHIO/T 20 12.2", "%s is before %s, when the editions it cites (%s) were published",
-			m.StartedAt, ed.Published.Format(time.DateOnly), strings.Join(m.Standards, ", "))
+func (vf *verification) checkDates() {
+	start, errS := time.Parse(time.RFC3339Nano, vf.m.StartedAt)
+	end, errE := time.Parse(time.RFC3339Nano, vf.m.FinishedAt)
+	if ed, ok := assemble.EditionFor(vf.m.Standards); ok && errS == nil && start.Before(ed.Published) {
+		vf.rep.addf(ClassTimeInconsistent, "started_at", "DSHIO/T 20 12.2", "%s is before %s, when the editions it cites (%s) were published",
+			vf.m.StartedAt, ed.Published.Format(time.DateOnly), strings.Join(vf.m.Standards, ", "))
 	}
-	if errE == nil && end.After(now.Add(ClockSkewMS*time.Millisecond)) {
-		rep.addf(ClassTimeInconsistent, "finished_at", `SPEC.md "Time and process facts"`, "%s is after the verifier's clock (the result's now) by more than %d minutes",
-			m.FinishedAt, ClockSkewMS/60000)
+	if errE == nil && end.After(vf.now.Add(ClockSkewMS*time.Millisecond)) {
+		vf.rep.addf(ClassTimeInconsistent, "finished_at", `SPEC.md "Time and process facts"`, "%s is after the verifier's clock (the result's now) by more than %d minutes",
+			vf.m.FinishedAt, ClockSkewMS/60000)
 	}
 }

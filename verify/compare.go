@@ -12,29 +12,29 @@ import (
 // that differs from its re-derivation (SPEC.md "Verification", step 4).
 // Results that depend on an untrusted file are not compared: the file
 // finding already says why they cannot be re-derived.
-func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted map[string]bool) {
-	rep.DerivedVerdict = string(d.Overall)
-	rep.ConformingStatic = d.Static.ConformingStatic
-	rep.Unstable = d.Unstable
-	rep.Usable = d.Usable
-	rep.NotUsable = append(rep.NotUsable, d.Why...)
+func (vf *verification) compare() {
+	vf.rep.DerivedVerdict = string(vf.derived.Overall)
+	vf.rep.ConformingStatic = vf.derived.Static.ConformingStatic
+	vf.rep.Unstable = vf.derived.Unstable
+	vf.rep.Usable = vf.derived.Usable
+	vf.rep.NotUsable = append(vf.rep.NotUsable, vf.derived.Why...)
 	mismatch := func(field, clause, format string, args ...any) {
-		rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Field: field, Clause: clause, Message: message(format, args...)})
+		vf.rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Field: field, Clause: clause, Message: message(format, args...)})
 	}
 
-	staticTrusted := !anyUntrusted(m.Static.Evidence, untrusted)
+	staticTrusted := !anyUntrusted(vf.m.Static.Evidence, vf.untrusted)
 	if staticTrusted {
-		compareStatic(rep, m, d, mismatch)
+		vf.compareStatic(mismatch)
 	}
 
 	allTrusted := staticTrusted
-	for i, rp := range m.Repetitions {
+	for i, rp := range vf.m.Repetitions {
 		view := RepetitionView{Index: i + 1, Verdict: rp.Verdict}
 		// A repetition whose record is incomplete derives nothing.
-		repTrusted := !untrusted[repField(i+1, "")]
+		repTrusted := !vf.untrusted[repField(i+1, "")]
 		var derived rules.SequenceResult
-		if i < len(d.Repetitions) {
-			derived = d.Repetitions[i]
+		if i < len(vf.derived.Repetitions) {
+			derived = vf.derived.Repetitions[i]
 		}
 		claimedByStage, stageAt := map[string]manifest.Stage{}, map[string]int{}
 		for j, st := range rp.Stages {
@@ -50,7 +50,7 @@ func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted ma
 				DerivedStatus: string(ds.Status), DerivedVerdict: string(ds.Verdict)}
 			// A stage after an untrusted one depends on it through
 			// propagation: it is not compared either.
-			trusted := repTrusted && !anyUntrusted(st.Evidence, untrusted)
+			trusted := repTrusted && !anyUntrusted(st.Evidence, vf.untrusted)
 			if !trusted || !staticTrusted {
 				// Nothing is derived from untrusted evidence.
 				sv.DerivedStatus, sv.DerivedVerdict = "", ""
@@ -70,7 +70,7 @@ func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted ma
 					mismatch(field+".first_error", "DSHIO/T 20 6.6", "claimed %q, re-derived %q", st.FirstError, ds.FirstError)
 				} else if st.FirstError != ds.FirstError {
 					// Same identity, the writer's own wording after the prefix.
-					writerInformative(rep, m, field+".first_error", fmt.Sprintf("/repetitions/%d/stages/%d/first_error", i, stageAt[st.Stage]), st.FirstError)
+					vf.writerInformative(field+".first_error", fmt.Sprintf("/repetitions/%d/stages/%d/first_error", i, stageAt[st.Stage]), st.FirstError)
 				}
 			}
 			repTrusted = repTrusted && trusted
@@ -80,28 +80,28 @@ func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted ma
 			mismatch(repField(i+1, "", "verdict"), "DSHIO/T 20 11.1", "claimed %q, re-derived %q", rp.Verdict, derived.Verdict)
 		}
 		allTrusted = allTrusted && repTrusted
-		rep.Repetitions = append(rep.Repetitions, view)
+		vf.rep.Repetitions = append(vf.rep.Repetitions, view)
 	}
 	if !allTrusted {
-		rep.DerivedVerdict = ""
-		rep.Usable = false
-		rep.NotUsable = append(rep.NotUsable, "evidence is not intact: verdicts that depend on it cannot be re-derived")
+		vf.rep.DerivedVerdict = ""
+		vf.rep.Usable = false
+		vf.rep.NotUsable = append(vf.rep.NotUsable, "evidence is not intact: verdicts that depend on it cannot be re-derived")
 		return
 	}
-	c := m.Claimed
-	if c.Verdict != string(d.Overall) {
-		mismatch("claimed.verdict", "DSHIO/T 20 11", "claimed %q, re-derived %q", c.Verdict, d.Overall)
+	c := vf.m.Claimed
+	if c.Verdict != string(vf.derived.Overall) {
+		mismatch("claimed.verdict", "DSHIO/T 20 11", "claimed %q, re-derived %q", c.Verdict, vf.derived.Overall)
 	}
-	if c.Unstable != d.Unstable {
-		mismatch("claimed.unstable", "DSHIO/T 20 11.3", "claimed %v, re-derived %v", c.Unstable, d.Unstable)
+	if c.Unstable != vf.derived.Unstable {
+		mismatch("claimed.unstable", "DSHIO/T 20 11.3", "claimed %v, re-derived %v", c.Unstable, vf.derived.Unstable)
 	}
-	if c.Deviated != d.Deviated {
-		mismatch("claimed.deviated", "DSHIO/T 21 8.2", "claimed %v, but %d deviation(s) are recorded", c.Deviated, len(m.Deviations))
+	if c.Deviated != vf.derived.Deviated {
+		mismatch("claimed.deviated", "DSHIO/T 21 8.2", "claimed %v, but %d deviation(s) are recorded", c.Deviated, len(vf.m.Deviations))
 	}
-	if c.UsableForCertification != d.Usable {
-		mismatch("claimed.usable_for_certification", "DSHIO/T 21 8.2", "claimed %v, re-derived %v%s", c.UsableForCertification, d.Usable, because(d.Why))
+	if c.UsableForCertification != vf.derived.Usable {
+		mismatch("claimed.usable_for_certification", "DSHIO/T 21 8.2", "claimed %v, re-derived %v%s", c.UsableForCertification, vf.derived.Usable, because(vf.derived.Why))
 	}
-	if m.Declaration != assemble.Declaration(m) {
+	if vf.m.Declaration != assemble.Declaration(vf.m) {
 		mismatch("declaration", "DSHIO/T 10 8.1", "the declaration text is not the one the result supports")
 	}
 }
@@ -112,16 +112,16 @@ func compare(rep *Report, m *manifest.Manifest, d assemble.Derived, untrusted ma
 // and the presence of the reason and the warning SPEC requires (SPEC.md
 // "Normative and informative values"). The informative texts are not
 // compared: writerInformative lists those the writer worded otherwise.
-func compareStatic(rep *Report, m *manifest.Manifest, d assemble.Derived, mismatch func(field, clause, format string, args ...any)) {
-	cw := m.Static.Report
+func (vf *verification) compareStatic(mismatch func(field, clause, format string, args ...any)) {
+	cw := vf.m.Static.Report
 	claimed := assemble.NormativeStatic(cw)
-	derivedWire := assemble.WireStaticReport(d.Static)
+	derivedWire := assemble.WireStaticReport(vf.derived.Static)
 	derived := assemble.NormativeStatic(derivedWire)
 	if !sameBoolPtr(claimed.ConformingStatic, derived.ConformingStatic) {
 		mismatch("static.report.conforming_static", "DSHIO/T 20 5.5", "claimed %s, re-derived %s", boolPtr(claimed.ConformingStatic), boolPtr(derived.ConformingStatic))
 	}
-	if !sameBoolPtr(m.Claimed.ConformingStatic, derived.ConformingStatic) {
-		mismatch("claimed.conforming_static", "DSHIO/T 20 5.5", "claimed %s, re-derived %s", boolPtr(m.Claimed.ConformingStatic), boolPtr(derived.ConformingStatic))
+	if !sameBoolPtr(vf.m.Claimed.ConformingStatic, derived.ConformingStatic) {
+		mismatch("claimed.conforming_static", "DSHIO/T 20 5.5", "claimed %s, re-derived %s", boolPtr(vf.m.Claimed.ConformingStatic), boolPtr(derived.ConformingStatic))
 	}
 	if claimed.Unresolvable != derived.Unresolvable {
 		mismatch("static.report.unresolvable", "DSHIO/T 20 5.5", "claimed %v, re-derived %v", claimed.Unresolvable, derived.Unresolvable)
@@ -184,7 +184,7 @@ func compareStatic(rep *Report, m *manifest.Manifest, d assemble.Derived, mismat
 	}
 	for _, t := range assemble.StaticInformative(cw) {
 		if ours[t.Field] != t.Text {
-			writerInformative(rep, m, t.Field, t.Pointer, t.Text)
+			vf.writerInformative(t.Field, t.Pointer, t.Text)
 		}
 	}
 }
@@ -195,14 +195,14 @@ func compareStatic(rep *Report, m *manifest.Manifest, d assemble.Derived, mismat
 // line of printable text (input-invalid, naming it by JSON Pointer ptr:
 // it is an input of the rebuild), and subject to the forbidden-word rule
 // (SPEC.md "Normative and informative values", "Forbidden words").
-func writerInformative(rep *Report, m *manifest.Manifest, field, ptr, text string) {
+func (vf *verification) writerInformative(field, ptr, text string) {
 	if err := manifest.TextError(text); err != nil {
-		rep.addf(ClassInputInvalid, ptr, inputClause, "the writer's informative text %q: %v", text, err)
+		vf.rep.addf(ClassInputInvalid, ptr, inputClause, "the writer's informative text %q: %v", text, err)
 	}
-	if rules.ClaimsCertified(text, m.Subject.Name) {
-		rep.addf(ClassForbiddenWord, field, "DSHIO/T 10 8.2", "claims a certified state; while v1.0 is in force no such state exists")
+	if rules.ClaimsCertified(text, vf.m.Subject.Name) {
+		vf.rep.addf(ClassForbiddenWord, field, "DSHIO/T 10 8.2", "claims a certified state; while v1.0 is in force no such state exists")
 	}
-	rep.unverified(field, text)
+	vf.rep.unverified(field, text)
 }
 
 // textsDiff names the first item where two lists of texts differ.

@@ -127,45 +127,45 @@ func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 // the specific checks say better why a field is wrong, and the rebuild is
 // what makes "derived, cross-checked or unverified" hold for the fields
 // no specific check was written for.
-func checkRebuild(rep *Report, m *manifest.Manifest, raw []byte, files map[string][]byte, lim rules.Limits) {
-	if len(rep.Findings) > 0 {
+func (vf *verification) checkRebuild() {
+	if len(vf.rep.Findings) > 0 {
 		return
 	}
-	in, ok := recordedInput(m, files, lim)
+	in, ok := recordedInput(vf.m, vf.trusted, vf.lim)
 	if !ok {
-		rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,
+		vf.rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,
 			Message: "the manifest cannot be rebuilt: a recorded time does not parse or an evidence file it names is not present"})
 		return
 	}
 	rebuilt, _, err := assemble.Build(in)
 	if err != nil {
-		rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,
+		vf.rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,
 			Message: message("the recorded inputs do not rebuild a manifest: %s", err.Error())})
 		return
 	}
 	// The writer's informative texts are inputs: adopted wherever the
 	// normative values agree (SPEC.md "Normative and informative values").
-	assemble.AdoptInformative(rebuilt, m)
+	assemble.AdoptInformative(rebuilt, vf.m)
 	want, err := manifest.Encode(rebuilt)
 	if err != nil {
-		rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,
+		vf.rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,
 			Message: message("the rebuilt manifest does not encode: %s", err.Error())})
 		return
 	}
-	if bytes.Equal(want, raw) {
+	if bytes.Equal(want, vf.raw) {
 		return
 	}
-	diffs := manifestDiff(raw, want)
+	diffs := manifestDiff(vf.raw, want)
 	if len(diffs) == 0 {
 		diffs = []fieldDiff{{pointer: "", signed: "(the document)", rebuilt: "(another byte form)"}}
 	}
 	for i, d := range diffs {
 		if i == maxRebuildFindings {
-			rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,
+			vf.rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,
 				Message: fmt.Sprintf("and %d more field(s) differ from the rebuilt manifest", len(diffs)-i)})
 			break
 		}
-		rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Field: d.pointer, Clause: rebuildClause,
+		vf.rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Field: d.pointer, Clause: rebuildClause,
 			Message: message("the signed manifest holds %s, the manifest rebuilt from the evidence and the recorded inputs %s", d.signed, d.rebuilt)})
 	}
 }

@@ -12,17 +12,17 @@ import (
 )
 
 // checkRules applies the report rules of SPEC.md "Verification", step 6.
-func checkRules(rep *Report, m *manifest.Manifest, files map[string][]byte) {
+func (vf *verification) checkRules() {
 	viol := func(field, clause, format string, args ...any) {
-		rep.add(Finding{Class: ClassRuleViolation, File: manifest.Path, Field: field, Clause: clause, Message: message(format, args...)})
+		vf.rep.add(Finding{Class: ClassRuleViolation, File: manifest.Path, Field: field, Clause: clause, Message: message(format, args...)})
 	}
-	checkForbiddenWords(rep, m)
+	vf.checkForbiddenWords()
 
 	// T0 evidence (DSHIO/T 20 12.1).
-	if !m.Static.Report.Unresolvable && m.Static.Evidence[manifest.RoleMetadata] == "" && !m.Dynamic {
+	if !vf.m.Static.Report.Unresolvable && vf.m.Static.Evidence[manifest.RoleMetadata] == "" && !vf.m.Dynamic {
 		viol("static.evidence.metadata", "DSHIO/T 20 12.1", "the registry metadata is not retained")
 	}
-	if m.Static.Evidence[manifest.RoleMetadata] != "" && m.Static.PatchFetchError == "" && m.Static.Evidence[manifest.RolePatch] == "" {
+	if vf.m.Static.Evidence[manifest.RoleMetadata] != "" && vf.m.Static.PatchFetchError == "" && vf.m.Static.Evidence[manifest.RolePatch] == "" {
 		viol("static.evidence.patch", "DSHIO/T 20 12.1", "the raw patch file is not retained and no fetch error explains why")
 	}
 }
@@ -66,11 +66,11 @@ func writerTexts(m *manifest.Manifest) map[string]string {
 // every writer text except inside the package name (a plugin may be
 // called certified-…). The detector is rules.ClaimsCertified, the one the
 // claim checker uses. SPEC.md "Forbidden words".
-func checkForbiddenWords(rep *Report, m *manifest.Manifest) {
-	texts := writerTexts(m)
+func (vf *verification) checkForbiddenWords() {
+	texts := writerTexts(vf.m)
 	for _, field := range slices.Sorted(maps.Keys(texts)) {
-		if rules.ClaimsCertified(texts[field], m.Subject.Name) {
-			rep.addf(ClassForbiddenWord, field, "DSHIO/T 10 8.2", "claims a certified state; while v1.0 is in force no such state exists")
+		if rules.ClaimsCertified(texts[field], vf.m.Subject.Name) {
+			vf.rep.addf(ClassForbiddenWord, field, "DSHIO/T 10 8.2", "claims a certified state; while v1.0 is in force no such state exists")
 		}
 	}
 }

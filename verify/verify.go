@@ -150,11 +150,56 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		rep.Evidence = &Evidence{Archive: arc}
 	}
 
+	vf := &verification{rep: rep, now: now, lim: opts.RuleLimits, raw: arc.RawManifest}
+
 	// 2. Signature, over the raw manifest bytes.
-	var sig *signed.Result
-	if arc.RawSignature == nil {
+	vf.checkSignature(opts.Policy, arc.RawSignature)
+
+	// 3. The manifest and every file against it.
+	if !vf.readManifest() {
+		return rep, nil
+	}
+	vf.checkPredicate()
+	vf.checkFiles(arc)
+	// Streams not tied to one another are not read by any line rule.
+	vf.checkStreams()
+
+	// 4. Re-derive and compare; 5. cross-check every writer fact; 6.
+	// report rules.
+	if b := opts.Budget; b != nil {
+		release, err := acquire(ctx, b.parse, b.parseWeight(arc))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
+	vf.derive()
+	vf.compare()
+	vf.checkStreamReadings()
+	vf.checkWriterFacts()
+	vf.checkRules()
+	vf.checkRebuild()
+	if rep.Evidence != nil {
+		rep.Evidence.Derived = vf.derived
+	}
+	return rep, nil
+}
+
+// checkSignature checks the signature over the raw manifest with policy
+// and sets vf.sig when it verifies; a nil policy verifies nothing (SPEC.md
+// "Signature").
+func (vf *verification) checkSignature(policy signed.Checker, signature []byte) {
+	rep := vf.rep
+	if signature == nil {
 		rep.add(Finding{Class: ClassUnsigned, File: manifest.SignaturePath, Message: "the bundle carries no signature"})
-	} else if res, err := checkSignature(opts.Policy, arc.RawSignature, arc.RawManifest); err != nil {
+		return
+	}
+	if policy == nil {
+		rep.add(Finding{Class: ClassSignatureInvalid, File: manifest.SignaturePath, Message: fmt.Sprintf("%v: no key or trusted root given", signed.ErrAmbiguousPolicy)})
+		return
+	}
+	res, err := policy.Check(signature, vf.raw)
+	if err != nil {
 		switch {
 		case errors.Is(err, signed.ErrNoSignature):
 			rep.add(Finding{Class: ClassUnsigned, File: manifest.SignaturePath, Message: err.Error()})
@@ -168,46 +213,78 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		default:
 			rep.add(Finding{Class: ClassSignatureInvalid, File: manifest.SignaturePath, Message: err.Error()})
 		}
-	} else {
-		rep.Signer = res.Signer
-		if res.Certificate != nil {
-			rep.Certificate, rep.SignedAt = res.Certificate, res.Timestamps
-		}
-		sig = res
+		return
 	}
+	rep.Signer = res.Signer
+	if res.Certificate != nil {
+		rep.Certificate, rep.SignedAt = res.Certificate, res.Timestamps
+	}
+	vf.sig = res
+}
 
-	// 3. The manifest and every file against it.
-	m, err := manifest.Decode(arc.RawManifest)
+// readManifest decodes the signed manifest into vf.m and describes the
+// bundle by it; false when it does not decode, which ends the
+// verification.
+func (vf *verification) readManifest() bool {
+	m, err := manifest.Decode(vf.raw)
 	if err != nil {
-		rep.add(Finding{Class: ClassManifestInvalid, File: manifest.Path, Message: err.Error()})
-		return rep, nil
+		vf.rep.add(Finding{Class: ClassManifestInvalid, File: manifest.Path, Message: err.Error()})
+		return false
 	}
-	if rep.Evidence != nil {
-		rep.Evidence.Manifest = m
+	vf.m = m
+	if vf.rep.Evidence != nil {
+		vf.rep.Evidence.Manifest = m
 	}
-	describe(rep, m)
-	if sig != nil {
-		if v := assemble.PredicateVerdict(m); sig.Predicate.Verdict != v {
-			rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.SignaturePath, Field: "predicate.verdict", Clause: `SPEC.md "Signature"`,
-				Message: fmt.Sprintf("the signed predicate says %q, the manifest %q", sig.Predicate.Verdict, v)})
-		}
-	}
-	trusted, untrusted := checkFiles(rep, m, arc)
-	// Streams not tied to one another are not read by any line rule.
-	checkStreams(rep, m, trusted, untrusted)
+	vf.describe()
+	return true
+}
 
-	// 4. Re-derive and compare; 5. cross-check every writer fact; 6.
-	// report rules.
-	if b := opts.Budget; b != nil {
-		release, err := acquire(ctx, b.parse, b.parseWeight(arc))
-		if err != nil {
-			return nil, err
-		}
-		defer release()
+// checkPredicate holds the signed predicate's verdict to the manifest's
+// (SPEC.md "Signature").
+func (vf *verification) checkPredicate() {
+	if vf.sig == nil {
+		return
 	}
-	d, probs := assemble.Derive(m, trusted, opts.RuleLimits)
+	if want := assemble.PredicateVerdict(vf.m); vf.sig.Predicate.Verdict != want {
+		vf.rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.SignaturePath, Field: "predicate.verdict", Clause: `SPEC.md "Signature"`,
+			Message: fmt.Sprintf("the signed predicate says %q, the manifest %q", vf.sig.Predicate.Verdict, want)})
+	}
+}
+
+// checkFiles compares the archive with the manifest's file list and
+// sets vf.trusted, the files whose digests match, and vf.untrusted, the
+// listed paths that cannot be trusted (missing or changed).
+func (vf *verification) checkFiles(arc *bundle.Archive) {
+	untrusted := map[string]bool{}
+	for _, f := range bundle.CompareFiles(vf.m, arc) {
+		c := ClassFileChanged
+		switch f.Class {
+		case bundle.FindingMissing:
+			c = ClassFileMissing
+		case bundle.FindingExtra:
+			c = ClassFileExtra
+		}
+		vf.rep.add(Finding{Class: c, File: f.Path, Clause: `SPEC.md "Manifest fields"`, Message: f.Detail})
+		if c != ClassFileExtra {
+			untrusted[f.Path] = true
+		}
+	}
+	trusted := map[string][]byte{}
+	for _, f := range vf.m.Files {
+		if b, ok := arc.Files[f.Path]; ok && !untrusted[f.Path] {
+			trusted[f.Path] = b
+		}
+	}
+	vf.trusted, vf.untrusted = trusted, untrusted
+}
+
+// derive re-derives every verdict from the trusted files into vf.derived
+// and reports what the derivation lacked; a repetition missing part of
+// its record becomes untrusted.
+func (vf *verification) derive() {
+	d, probs := assemble.Derive(vf.m, vf.trusted, vf.lim)
 	for _, p := range probs {
-		if untrusted[p.Path] {
+		if vf.untrusted[p.Path] {
 			continue // already reported as missing or changed
 		}
 		c := ClassEvidenceMissing
@@ -216,69 +293,25 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		}
 		// A repetition missing part of its record derives no verdict.
 		if n, ok := repetitionOf(p.Path); ok {
-			untrusted[n] = true
+			vf.untrusted[n] = true
 		}
-		rep.add(Finding{Class: c, Field: p.Path, Clause: p.Clause, Message: p.Detail})
+		vf.rep.add(Finding{Class: c, Field: p.Path, Clause: p.Clause, Message: p.Detail})
 	}
-	compare(rep, m, d, untrusted)
-	checkStreamReadings(rep, m, trusted, d, opts.RuleLimits)
-	checkWriterFacts(rep, m, trusted, untrusted, sig, d, now, opts.RuleLimits)
-	checkRules(rep, m, trusted)
-	checkRebuild(rep, m, arc.RawManifest, trusted, opts.RuleLimits)
-	if rep.Evidence != nil {
-		rep.Evidence.Derived = d
-	}
-	return rep, nil
+	vf.derived = d
 }
 
-// checkSignature checks the signature with policy; a nil policy verifies
-// nothing (SPEC.md "Signature").
-func checkSignature(policy signed.Checker, sig, manifest []byte) (*signed.Result, error) {
-	if policy == nil {
-		return nil, fmt.Errorf("%w: no key or trusted root given", signed.ErrAmbiguousPolicy)
-	}
-	return policy.Check(sig, manifest)
-}
-
-// checkFiles compares the archive with the manifest's file list and
-// returns the files whose digests match, and the set of listed paths that
-// cannot be trusted (missing or changed).
-func checkFiles(rep *Report, m *manifest.Manifest, arc *bundle.Archive) (map[string][]byte, map[string]bool) {
-	untrusted := map[string]bool{}
-	for _, f := range bundle.CompareFiles(m, arc) {
-		c := ClassFileChanged
-		switch f.Class {
-		case bundle.FindingMissing:
-			c = ClassFileMissing
-		case bundle.FindingExtra:
-			c = ClassFileExtra
-		}
-		rep.add(Finding{Class: c, File: f.Path, Clause: `SPEC.md "Manifest fields"`, Message: f.Detail})
-		if c != ClassFileExtra {
-			untrusted[f.Path] = true
-		}
-	}
-	trusted := map[string][]byte{}
-	for _, f := range m.Files {
-		if b, ok := arc.Files[f.Path]; ok && !untrusted[f.Path] {
-			trusted[f.Path] = b
-		}
-	}
-	return trusted, untrusted
-}
-
-func describe(rep *Report, m *manifest.Manifest) {
-	subject := m.Subject
-	rep.Package = &subject
-	rep.Fingerprint = m.Fingerprint
-	rep.Standards = m.Standards
-	rep.TestDate = m.TestDate
-	rep.Baseline = m.Baseline
-	rep.Dynamic = m.Dynamic
-	rep.ClaimedVerdict = m.Claimed.Verdict
-	rep.DeviationRecords = append([]manifest.Deviation{}, m.Deviations...)
-	for _, d := range m.Deviations {
-		rep.Deviations = append(rep.Deviations, fmt.Sprintf("%s: %s → %s (%s)", d.What, d.Standard, d.ChangedTo, d.Why))
+func (vf *verification) describe() {
+	subject := vf.m.Subject
+	vf.rep.Package = &subject
+	vf.rep.Fingerprint = vf.m.Fingerprint
+	vf.rep.Standards = vf.m.Standards
+	vf.rep.TestDate = vf.m.TestDate
+	vf.rep.Baseline = vf.m.Baseline
+	vf.rep.Dynamic = vf.m.Dynamic
+	vf.rep.ClaimedVerdict = vf.m.Claimed.Verdict
+	vf.rep.DeviationRecords = append([]manifest.Deviation{}, vf.m.Deviations...)
+	for _, d := range vf.m.Deviations {
+		vf.rep.Deviations = append(vf.rep.Deviations, fmt.Sprintf("%s: %s → %s (%s)", d.What, d.Standard, d.ChangedTo, d.Why))
 	}
 }
 

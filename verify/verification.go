@@ -1,0 +1,48 @@
+package verify
+
+import (
+	"time"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/attest/signed"
+	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// verification is one bundle's verification under way: what the checks
+// of Verify's steps share, each field filled by the step named beside it
+// and read only by the steps after it. The checks are its methods; a
+// helper that needs none of it stays a plain function.
+type verification struct {
+	// Set by Verify once step 1 has read the archive: rep collects
+	// every finding; now is the verifier's clock (Options.Now); lim
+	// bounds what the re-derivation parses (Options.RuleLimits); raw is
+	// the manifest's bytes as signed.
+	rep *Report
+	now time.Time
+	lim rules.Limits
+	raw []byte
+
+	// sig is the checked signature, nil when none verified (step 2,
+	// checkSignature).
+	sig *signed.Result
+	// m is the decoded manifest (step 3, readManifest).
+	m *manifest.Manifest
+	// trusted are the listed files whose digests match, by path;
+	// untrusted the listed paths that are missing or changed (step 3,
+	// checkFiles), the streams not tied to one another, moved there
+	// from trusted (step 3, checkStreams), and the repetitions whose
+	// record is incomplete (step 4, derive).
+	trusted   map[string][]byte
+	untrusted map[string]bool
+	// derived is the re-derivation of every verdict from the trusted
+	// files (step 4, derive).
+	derived assemble.Derived
+
+	// Built by checkWriterFacts (step 5) for the writer-fact checks it
+	// runs: the parsed fingerprint (nil when it does not parse), the
+	// fixed conditions by name, and the deviations the checks expected.
+	fingerprint *rules.Fingerprint
+	conditions  conditionIndex
+	ledger      *deviationLedger
+}
