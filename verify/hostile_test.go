@@ -78,19 +78,32 @@ func TestHostileFileMemory(t *testing.T) {
 				files[dir+"/merged"] = append(slices.Clip(files[dir+"/stdout"]), shape...)
 			}
 			archive := resign(t, a.RawManifest, files, signer)
-			got := peakHeapBy(func() {
-				if _, err := Verify(context.Background(), p, bytes.NewReader(archive), Options{Policy: pol}); err != nil {
-					t.Fatalf("%s, %s: %v", p, name, err)
-				}
-			})
 			held := 0 // what the archive holds of shape: merged repeats a stream
 			for _, b := range files {
 				if len(b) >= len(shape) {
 					held += len(b)
 				}
 			}
-			if limit := uint64(held+sh.cleaned) + 24<<20; got > limit {
-				t.Errorf("%s as %s: Verify's heap peaked %d MiB above its start, limit %d MiB", p, name, got>>20, limit>>20)
+			// A sampled peak of the heap only errs upwards (garbage the
+			// collector has not reached yet, when a loaded machine starves
+			// its workers), so a case over the limit is measured again,
+			// up to three times, and the least peak counts: what Verify
+			// must hold shows in every measurement.
+			limit := uint64(held+sh.cleaned) + 24<<20
+			var peaks []uint64
+			for len(peaks) < 3 {
+				got := peakHeapBy(func() {
+					if _, err := Verify(context.Background(), p, bytes.NewReader(archive), Options{Policy: pol}); err != nil {
+						t.Fatalf("%s, %s: %v", p, name, err)
+					}
+				})
+				peaks = append(peaks, got>>20)
+				if got <= limit {
+					break
+				}
+			}
+			if least := slices.Min(peaks); least > limit>>20 {
+				t.Errorf("%s as %s: Verify's heap peaked %v MiB above its start in %d measurements, limit %d MiB", p, name, peaks, len(peaks), limit>>20)
 			}
 		}
 	}
