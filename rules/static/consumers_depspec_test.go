@@ -59,3 +59,43 @@ func otherConsumerLocal(s string) bool {
 	}
 	return t != strings.ToLower(s)
 }
+
+// TestScpGitSpecsAsNPA pins the scp-style git specs (user@host:path)
+// 5.3.2 reads as npm does: each is a git dependency to npm-package-arg
+// and not local to 5.3.2, or local to both (an unknown host, a path the
+// host's extract refuses, which npm reads as a directory or a file).
+func TestScpGitSpecsAsNPA(t *testing.T) {
+	cases := []struct {
+		spec  string
+		local bool
+	}{
+		{"git@github.com:user/repo.git", false},
+		{"git@github.com:user/repo", false},
+		{"git@github.com:user/repo.git#v1.2.0", false},
+		{"git@github.com:user/repo#semver:^1.2", false},
+		{"git@www.github.com:user/repo.git", false},
+		{"deploy@github.com:user/repo.git", false},
+		{"git@gitlab.com:group/sub/repo.git", false},
+		{"git@bitbucket.org:user/repo.git#main", false},
+		{"git@gist.github.com:0123abcd.git", false},
+		{"git@git.sr.ht:~user/repo", false},
+		{"git@example.com:user/repo.git", true},
+		{"git@github.com:user/repo/extra.git", true},
+		{"git@gitlab.com:user/archive.tar.gz", true},
+		{"git@github.com:user/repo#%zz", true},
+	}
+	specs := make([][]byte, len(cases))
+	for i, c := range cases {
+		specs[i] = []byte(c.spec)
+	}
+	npm := oracle.NPA(t, specs)
+	for i, c := range cases {
+		local, _ := localDependency(c.spec)
+		if local != c.local {
+			t.Errorf("%q: 5.3.2 reads it local=%v, want %v", c.spec, local, c.local)
+		}
+		if want := map[bool]string{true: "local", false: "git"}[c.local]; npm[i] != want {
+			t.Errorf("%q: npm-package-arg reads it as %s, the case expects %s", c.spec, npm[i], want)
+		}
+	}
+}

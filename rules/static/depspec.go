@@ -64,8 +64,10 @@ func localDependency(v string) (bool, string) {
 // npaLocal is npm-package-arg's resolve (version 13, as npm 11 calls it
 // for a dependency, on POSIX) reduced to whether the result is a file or
 // a directory: a file spec (file:, or a start of ".", "~/", "/" or a
-// drive letter and colon); else an alias, a hosted git shortcut or a URL
-// is not local; else a value with a slash, or a tarball name, is a file.
+// drive letter and colon); else an alias, a hosted git repository
+// (user/repo, user@host/owner/repo or scp-style user@host:owner/repo of
+// a host hosted-git-info knows) or a URL is not local; else a value with
+// a slash, or a tarball name, is a file.
 func npaLocal(s string) (bool, string) {
 	switch {
 	case strings.HasPrefix(strings.ToLower(s), "file:"):
@@ -76,7 +78,7 @@ func npaLocal(s string) (bool, string) {
 		return true, "an absolute path"
 	case len(s) >= 2 && s[1] == ':' && ('a' <= s[0]|0x20 && s[0]|0x20 <= 'z'):
 		return true, "a Windows drive path"
-	case strings.HasPrefix(strings.ToLower(s), "npm:"), githubShorthand(s), urlSpec.MatchString(s), scpGitHost(s):
+	case strings.HasPrefix(strings.ToLower(s), "npm:"), githubShorthand(s), urlSpec.MatchString(s), scpGitHost(s), scpGitSpec(s):
 		return false, ""
 	case strings.Contains(s, "/"):
 		return true, "a path (npm reads a value with a slash that is not user/repo as one)"
@@ -133,6 +135,37 @@ func scpGitHost(s string) bool {
 	}
 	return false
 }
+
+// scpGitSpec reports an scp-style git spec (scpGit) that hosted-git-info
+// takes for its host's repository: GitLab's extract refuses a path
+// holding "/archive.tar.gz", which npm then reads as a tarball file.
+func scpGitSpec(s string) bool {
+	head, _, _ := strings.Cut(s, "#")
+	return scpGit.MatchString(s) && !strings.Contains(head, "/archive.tar.gz")
+}
+
+// scpGit is an scp-style git spec, user@host:path with an optional
+// #committish (git@github.com:user/repo.git#v1), of a host
+// hosted-git-info knows, in the path shape that host's extract accepts:
+// npm-package-arg's resolve reads it as that host's git repository
+// (hosted-git-info's parse-url turns the last ":" before "#" into "/"
+// and prefixes git+ssh://). resolve applies no scp rule of its own
+// (npa's isGit is for command-line arguments only), so the same shape
+// of an unknown host, or any other shape, is a value with a slash: a
+// directory. Narrower than hosted-git-info where it is unsure (a host
+// not in lower case, a segment starting with "." or "-", a "%" or white
+// space, a trailing "/"), which is then read as local: it errs towards
+// local, and TestDependencySpecsAsNPA counts those.
+var scpGit = lazyregexp.New(`^[A-Za-z0-9._-]+@(?:www\.)?(?:` +
+	`(?:github\.com|bitbucket\.org):` + scpSeg + `/` + scpSeg +
+	`|gitlab\.com:` + scpSeg + `(?:/` + scpSeg + `)+` +
+	`|gist\.github\.com:` + scpSeg + `(?:/` + scpSeg + `)?` +
+	`|git\.sr\.ht:~?` + scpSeg + `/` + scpSeg +
+	`)(?:#[^%\s\\\x00-\x1f\x7f]*)?$`)
+
+// scpSeg is a path segment of scpGit: not empty, not "." or "..", and
+// not only ".git" once the host strips that suffix from a project.
+const scpSeg = `[A-Za-z0-9_][A-Za-z0-9._-]*`
 
 // isJSSpace is JavaScript's WhiteSpace or LineTerminator (ECMA-262
 // 12.2, 12.3), which String.prototype.trim removes: Unicode Zs, tab,

@@ -113,6 +113,11 @@ var consumerVariants = []struct {
 		func(c *lieCtx) {
 			c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"cordis.patch.yml"]`, `"/cordis.patch.yml"]`)
 		}},
+	{"variant_metadata_dependency_scp_git", "valid: package.json depends on git@github.com:user/repo.git#v1.2.0, an scp-style git spec that npm-package-arg reads as a GitHub repository, not a local path, and 5.3.2 is conforming", "pass",
+		func(c *lieCtx) {
+			c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"engines": {`, `"dependencies": {"my-kernel": "git@github.com:user/repo.git#v1.2.0"},
+  "engines": {`)
+		}},
 	{"variant_metadata_repeated_same", "valid: static/package.json repeats its version with the same bytes and is written with tabs and CRLF line ends, which JSON.parse reads as the plain form", "pass",
 		func(c *lieCtx) {
 			p := c.m.Static.Evidence[manifest.RoleMetadata]

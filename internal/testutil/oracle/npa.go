@@ -33,12 +33,18 @@ func NPA(t testing.TB, specs [][]byte) []string {
 
 var specHeads = []string{"", "", "file:", "FILE:", "File:", "./", "../", ".", "..", "/", "~/", "~", "git+file:", "git+file://",
 	"GIT+FILE:", "link:", "workspace:", "portal:", "npm:", "npm:y@", "npm:@s/y@", "github:", "git+https://", "https://",
-	"git://", "git+ssh://git@", "C:", "c:/", `C:\`, `\`, `.\`, " ", "\t", "\u00a0", "\ufeff", "\u3000", "x@", "@s/"}
+	"git://", "git+ssh://git@", "C:", "c:/", `C:\`, `\`, `.\`, " ", "\t", "\u00a0", "\ufeff", "\u3000", "x@", "@s/",
+	// scp-style git specs (user@host:path): hosts hosted-git-info knows,
+	// in other case or with www., an unknown host, an odd user part
+	"git@github.com:", "git@gitlab.com:", "git@bitbucket.org:", "git@gist.github.com:", "git@git.sr.ht:~", "git@git.sr.ht:",
+	"git@www.github.com:", "git@GitHub.com:", "user@github.com:", "git@example.com:", "a:b@github.com:", "x@y@gitlab.com:", "git@github.com:/"}
 
 var specBodies = []string{"", "1.0.0", "^1.2.3", "~1.2", ">=1 <2", "1.0.0 - 2.0.0", "*", "latest", "next", "x", "kernel",
 	"vendor/rel", "a/b", "a/b/c", "owner/repo", "owner/repo#v1", "owner/repo.git", "x.tgz", "x.TAR.GZ", "x.tar", "dir/",
 	"example.com/x.tgz", "github.com/o/r", "//srv/share", "o/r#semver:^1", "..", "~user/x", "%2e%2e/x", "@scope/name",
-	"file:x", "1.0.0 || ./x"}
+	"file:x", "1.0.0 || ./x",
+	"owner/repo.git#v1.0.0", "owner/repo#semver:^1.2", "group/sub/repo.git", "o/r#a::path:x", "u/archive.tar.gz", "u/r/", "u/r#%zz",
+	"u/.git", "-u/r", "u/r.git#feat/x@2", "1234/r"}
 
 // DependencySpecs returns n dependency values drawn from seed: a head
 // (a protocol, a path start, white space, an alias) and a body, in
