@@ -31,6 +31,13 @@ type Edition struct {
 	CPU     string
 	Pids    string
 	Ulimits string
+	// Profile and Isolation are the profile and isolation conditions
+	// (DSHIO/T 21 5.1.7, 5.1.5) in the words of their fixed conditions: a
+	// fresh empty profile directory per repetition, a fresh container per
+	// command. The first of each is what the reference writer records;
+	// the others are the same conditions as earlier writers worded them
+	// (SPEC.md "Edition facts"). Any other value is a deviation.
+	Profile, Isolation []string
 	// Repeat is the repetition count (DSHIO/T 21 5.1.9, DSHIO/T 10 7.4).
 	Repeat int
 	// Published is when the editions were published: no run citing them
@@ -52,7 +59,15 @@ var Edition2026 = Edition{
 	CPU:     "1",
 	Pids:    "256",
 	Ulimits: "nofile=1024:1024 nproc=1024:1024",
-	Repeat:  MinRepeat,
+	Profile: []string{
+		"web; DSH_HOME=/dsh-home, a fresh empty host directory per repetition",
+		"web; DSH_HOME=/dsh-home, fresh volume per case",
+	},
+	Isolation: []string{
+		"a fresh container per command; environment only DSH_HOME (and NODE_EXTRA_CA_CERTS, npm_config_registry in T1)",
+		"a fresh container per command",
+	},
+	Repeat: MinRepeat,
 	// DSHIO/T 20—2026's "Published 2026-11-07"; DSHIO/T 10 and T 21 state
 	// no date and are cited with it (SPEC.md "Edition facts").
 	Published: time.Date(2026, 11, 7, 0, 0, 0, 0, time.UTC),
@@ -80,7 +95,27 @@ const (
 	DeviationCPU      = "cpu limit"
 	DeviationPids     = "pids limit"
 	DeviationUlimits  = "ulimits"
+	// DeviationProfile and DeviationIsolation name a profile or an
+	// isolation other than the edition's (a profile kept across
+	// repetitions, one container for every command, no container,
+	// privileges or a seccomp profile changed).
+	DeviationProfile   = "profile"
+	DeviationIsolation = "isolation"
 )
+
+// StandardValue returns the edition's value of a condition that has
+// several accepted wordings (Profile, Isolation): got itself when it is
+// one of them, so that a comparison finds no difference, else the
+// first, the one a deviation names as the standard's.
+func StandardValue(accepted []string, got string) string {
+	if slices.Contains(accepted, got) {
+		return got
+	}
+	if len(accepted) == 0 {
+		return ""
+	}
+	return accepted[0]
+}
 
 // DeviationTimeout is the deviation name for a changed stage time limit.
 func DeviationTimeout(stage rules.Stage) string { return string(stage) + " time limit" }
@@ -106,6 +141,23 @@ const (
 	NetworkT2T4Value  = "none"
 	conditionTimeTail = " time limit (DSHIO/T 21 5.1.6)"
 )
+
+// IsFixedCondition reports whether name is one of the fixed conditions
+// above, a stage's time limit or a stage's command: the closed set of
+// names conditions.fixed may hold (SPEC.md "Recorded conditions").
+func IsFixedCondition(name string) bool {
+	switch name {
+	case CondDSHVersion, CondBaseline, CondImage, CondMemory, CondCPU, CondPids, CondUlimits,
+		CondNetworkT1, CondNetworkT2T4, CondWindow, CondProfile, CondIsolation, CondRepeat:
+		return true
+	}
+	for _, s := range rules.DynamicStages {
+		if name == CondTimeout(s) || name == CondCommand(s) {
+			return true
+		}
+	}
+	return false
+}
 
 // CondCommand is the fixed-condition name of a stage's command.
 func CondCommand(stage rules.Stage) string {
@@ -156,7 +208,8 @@ func FixedConditions(f FixedFacts) []manifest.Condition {
 
 // EditionDeviations lists the deviations a run with these facts must
 // record against edition e for the values that are the edition's (baseline,
-// window, time limits, resource limits, repeat count), each with why.
+// window, time limits, resource limits, repeat count, profile,
+// isolation), each with why.
 func EditionDeviations(e Edition, f FixedFacts, why func(what string) string) []manifest.Deviation {
 	var ds []manifest.Deviation
 	add := func(what, std, got, clause string) {
@@ -174,6 +227,8 @@ func EditionDeviations(e Edition, f FixedFacts, why func(what string) string) []
 	add(DeviationCPU, e.CPU, f.CPU, "DSHIO/T 21 5.1.3")
 	add(DeviationPids, e.Pids, f.Pids, "DSHIO/T 21 5.1.5")
 	add(DeviationUlimits, e.Ulimits, f.Ulimits, "DSHIO/T 21 5.1.5")
+	add(DeviationProfile, StandardValue(e.Profile, f.Profile), f.Profile, "DSHIO/T 21 5.1.7")
+	add(DeviationIsolation, StandardValue(e.Isolation, f.Isolation), f.Isolation, "DSHIO/T 21 5.1.5")
 	return ds
 }
 

@@ -73,9 +73,11 @@ func facts(o Options, dsh, imageRef, spec string) assemble.FixedFacts {
 	f := assemble.FixedFacts{
 		DSH: dsh, Baseline: o.Baseline, ImageRef: imageRef,
 		Memory: o.Limits.Memory, CPU: o.Limits.CPUs, Pids: strconv.Itoa(o.Limits.Pids), Ulimits: strings.Join(o.Limits.Ulimits, " "),
-		Window:    o.Window,
-		Profile:   "web; DSH_HOME=" + ProfileMount + ", a fresh empty host directory per repetition",
-		Isolation: "a fresh container per command; environment only DSH_HOME (and NODE_EXTRA_CA_CERTS, npm_config_registry in T1)",
+		Window: o.Window,
+		// The edition's own words (TestProfileConditionNamesMount: they
+		// name ProfileMount).
+		Profile:   assemble.Edition2026.Profile[0],
+		Isolation: assemble.Edition2026.Isolation[0],
 		Repeat:    o.Repeat,
 		Timeouts:  map[rules.Stage]time.Duration{},
 		Argv:      map[rules.Stage][]string{},

@@ -362,3 +362,12 @@ func TestTarballFileName(t *testing.T) {
 		t.Error("a name with .. gives a tarball name")
 	}
 }
+
+// TestProfileConditionNamesMount: the profile condition the runner records
+// is the edition's own wording (assemble.Edition2026.Profile), which names
+// the DSH_HOME the runner mounts the profile at.
+func TestProfileConditionNamesMount(t *testing.T) {
+	if p := assemble.Edition2026.Profile[0]; !strings.Contains(p, "DSH_HOME="+ProfileMount+",") {
+		t.Errorf("the edition's profile %q does not name DSH_HOME=%s", p, ProfileMount)
+	}
+}

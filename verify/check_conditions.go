@@ -85,6 +85,8 @@ func (vf *verification) checkConditions() {
 	}
 	need(assemble.CondPids)
 	need(assemble.CondUlimits)
+	need(assemble.CondProfile)
+	need(assemble.CondIsolation)
 
 	// Network: the conditions against the standard and every stage.
 	n1, ok1 := need(assemble.CondNetworkT1)
@@ -186,7 +188,8 @@ func (vf *verification) checkStaticOnly() {
 func sandboxDeviation(what string) bool {
 	switch what {
 	case assemble.DeviationDSHVersion, assemble.DeviationObservationWindow, assemble.DeviationRepeatCount, assemble.DeviationNetwork,
-		assemble.DeviationMemory, assemble.DeviationCPU, assemble.DeviationPids, assemble.DeviationUlimits:
+		assemble.DeviationMemory, assemble.DeviationCPU, assemble.DeviationPids, assemble.DeviationUlimits,
+		assemble.DeviationProfile, assemble.DeviationIsolation:
 		return true
 	}
 	for _, s := range rules.DynamicStages {

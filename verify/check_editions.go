@@ -119,6 +119,17 @@ func (vf *verification) checkEditions() {
 	if v, ok := vf.conditions.value(assemble.CondUlimits); ok {
 		vf.ledger.expect(ClassEditionFact, "conditions.fixed "+assemble.CondUlimits, assemble.DeviationUlimits, ed.Ulimits, v, "DSHIO/T 21 5.1.5")
 	}
+	for _, c := range []struct {
+		name, what, clause string
+		accepted           []string
+	}{
+		{assemble.CondProfile, assemble.DeviationProfile, "DSHIO/T 21 5.1.7", ed.Profile},
+		{assemble.CondIsolation, assemble.DeviationIsolation, "DSHIO/T 21 5.1.5", ed.Isolation},
+	} {
+		if v, ok := vf.conditions.value(c.name); ok {
+			vf.ledger.expect(ClassEditionFact, "conditions.fixed "+c.name, c.what, assemble.StandardValue(c.accepted, v), v, c.clause)
+		}
+	}
 	vf.ledger.expect(ClassEditionFact, "settings.repeat", assemble.DeviationRepeatCount, fmt.Sprint(ed.Repeat), fmt.Sprint(vf.m.Settings.Repeat), "DSHIO/T 21 5.1.9")
 }
 

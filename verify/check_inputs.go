@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
@@ -64,6 +65,14 @@ func (vf *verification) checkInputs() {
 	}
 	for i, c := range vf.m.Conditions.Fixed {
 		name(fmt.Sprintf("/conditions/fixed/%d/name", i), c.Name, false)
+		if !assemble.IsFixedCondition(c.Name) {
+			// A condition the standard fixes is one of "Edition facts"
+			// under its name; a run that held another one fixed ran
+			// under a condition the standard does not give, which is a
+			// deviation, not a fixed condition (SPEC.md "Recorded
+			// conditions").
+			bad(fmt.Sprintf("/conditions/fixed/%d/name", i), "%q is not a fixed condition SPEC.md \"Edition facts\" names; a condition of the run other than the standard's is recorded as a deviation", c.Name)
+		}
 		text(fmt.Sprintf("/conditions/fixed/%d/value", i), c.Value)
 	}
 	for i, c := range vf.m.Conditions.Variable {

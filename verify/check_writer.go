@@ -29,20 +29,9 @@ func (vf *verification) checkWriterFacts() {
 }
 
 // crossChecked are the fixed conditions checkConditions and
-// checkEditions compare with other recorded facts.
-func crossChecked(name string) bool {
-	switch name {
-	case assemble.CondDSHVersion, assemble.CondBaseline, assemble.CondImage, assemble.CondMemory, assemble.CondCPU,
-		assemble.CondPids, assemble.CondUlimits, assemble.CondNetworkT1, assemble.CondNetworkT2T4, assemble.CondWindow, assemble.CondRepeat:
-		return true
-	}
-	for _, s := range []string{"T1", "T2", "T3", "T4"} {
-		if name == fmt.Sprintf("%s command (DSHIO/T 21 5.1.8)", s) || name == s+" time limit (DSHIO/T 21 5.1.6)" {
-			return true
-		}
-	}
-	return false
-}
+// checkEditions compare with other recorded facts and the edition: every
+// name conditions.fixed may hold (checkInputs refuses any other).
+func crossChecked(name string) bool { return assemble.IsFixedCondition(name) }
 
 // listUnverified fills rep.Unverified: the manifest fields the verifier
 // neither derives nor cross-checks (SPEC.md "Manifest fields and how each

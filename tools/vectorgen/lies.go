@@ -13,8 +13,10 @@ import (
 // Field names the verifier gives (SPEC.md "What the verifier
 // cross-checks"); repetitions are numbered from 1.
 const (
-	fT1Cmd   = "conditions.fixed " + "T1 command (DSHIO/T 21 5.1.8)"
-	fNetwork = "conditions.fixed network"
+	fT1Cmd     = "conditions.fixed " + "T1 command (DSHIO/T 21 5.1.8)"
+	fNetwork   = "conditions.fixed network"
+	fIsolation = "conditions.fixed " + assemble.CondIsolation
+	fProfile   = "conditions.fixed " + assemble.CondProfile
 )
 
 func intp(v int) *int { return &v }
@@ -103,6 +105,40 @@ func lies() []lie {
 		{name: "usable_claimed", class: V, field: "claimed.usable_for_certification", verdict: "pass",
 			desc: "usable_for_certification: true although three deviations are recorded",
 			edit: func(c *lieCtx) { c.m.Claimed.UsableForCertification = true }},
+
+		// Usable beside a condition that is not the standard's: the
+		// standard run (usable once derived honestly) with one fixed
+		// condition changed and no deviation for it.
+		{name: "usable_isolation_shared_container", class: verify.ClassEditionFact, field: fIsolation, verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, except that the isolation condition says one shared container ran every command; no isolation deviation",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.fixed(assemble.CondIsolation).Value = "one shared container for every command; environment only DSH_HOME"
+			}},
+		{name: "usable_profile_reused", class: verify.ClassEditionFact, field: fProfile, verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, except that the profile condition says DSH_HOME was reused across repetitions; no profile deviation",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.fixed(assemble.CondProfile).Value = "web; DSH_HOME=/dsh-home, one host directory reused across repetitions"
+			}},
+		{name: "usable_isolation_no_container", class: verify.ClassEditionFact, field: fIsolation, verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, except that the isolation condition says no container: every command ran on the host; no isolation deviation",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.fixed(assemble.CondIsolation).Value = "no container: every command ran on the host"
+			}},
+		{name: "usable_isolation_privileged", class: verify.ClassEditionFact, field: fIsolation, verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, except that the isolation condition says --privileged with seccomp off; no isolation deviation",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.fixed(assemble.CondIsolation).Value = "a fresh container per command, --privileged, seccomp off"
+			}},
+		{name: "usable_fixed_condition_unknown", class: verify.ClassInputInvalid, field: "/conditions/fixed/21/name", verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, beside a fixed condition of a name the standard does not give: container reuse, one shared container for every command",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.m.Conditions.Fixed = append(c.m.Conditions.Fixed, manifest.Condition{Name: "container reuse", Value: "one shared container for every command"})
+			}},
 
 		// 2. One source of truth for conditions.
 		{name: "argv_differs_from_condition", class: verify.ClassConditionMismatch, field: "repetitions[1].T2.argv", verdict: "pass", honest: true,

@@ -88,7 +88,7 @@ func rebuildLies() []lie {
 						"- id: hello-dsh\n  name: hello-dsh-plugin\n- id: hello-dsh-extra\n  name: hello-dsh-plugin\n")
 				}
 			}},
-		{name: "profile_home_other", class: verify.ClassConditionMismatch, field: "conditions.fixed " + assemble.CondProfile, verdict: "pass",
+		{name: "profile_home_other", class: verify.ClassConditionMismatch, field: "conditions.fixed " + assemble.CondProfile, verdict: "pass", also: []verify.Class{verify.ClassEditionFact},
 			desc: "the profile condition records DSH_HOME=/srv/dsh while dsh's output set up the profile under /dsh-home",
 			edit: func(c *lieCtx) {
 				f := c.fixed(assemble.CondProfile)

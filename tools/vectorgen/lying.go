@@ -142,6 +142,28 @@ func (c *lieCtx) registrySubject() {
 
 func (c *lieCtx) removeFile(path string) { delete(c.files, path) }
 
+// standardRun makes the bundle a run under the standard's conditions
+// throughout, usable for certification once derived honestly: the
+// baseline dsh in the fingerprint, its version output and its condition,
+// every stage's verbatim command, the reference writer's profile and
+// isolation, and no deviation.
+func (c *lieCtx) standardRun() {
+	base := c.m.Baseline
+	c.fingerprint("dsh", base)
+	c.files[c.m.Environment.Evidence[manifest.RoleDSHVersion]] = []byte(base + "\n")
+	c.fixed(assemble.CondDSHVersion).Value = base
+	for _, s := range rules.DynamicStages {
+		std := assemble.StandardArgv(s, c.m.Subject.Spec)
+		c.fixed(assemble.CondCommand(s)).Value = strings.Join(std, " ")
+		for r := range c.m.Repetitions {
+			c.stage(r+1, s).Argv = slices.Clone(std)
+		}
+	}
+	c.fixed(assemble.CondProfile).Value = assemble.Edition2026.Profile[0]
+	c.fixed(assemble.CondIsolation).Value = assemble.Edition2026.Isolation[0]
+	c.m.Deviations = []manifest.Deviation{}
+}
+
 // renamePackage replaces old with new in every file and every manifest
 // string (through the canonical encoding), as a writer renaming the
 // package everywhere would.

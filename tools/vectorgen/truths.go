@@ -20,6 +20,18 @@ type truth struct {
 
 func truths() []truth {
 	return []truth{
+		{name: "true_standard_conditions", verdict: "pass",
+			desc: "every condition the standard's (the baseline dsh, the verbatim commands, the reference writer's profile and isolation) and no deviation: usable for certification",
+			edit: func(c *lieCtx) { c.standardRun() }},
+		{name: "true_isolation_deviated", verdict: "pass",
+			desc: "the standard run, but its isolation condition says --privileged with seccomp off and the isolation deviation records it: verifies, not usable for certification",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				v := "a fresh container per command, --privileged, seccomp off"
+				c.fixed(assemble.CondIsolation).Value = v
+				c.m.Deviations = append(c.m.Deviations, manifest.Deviation{What: assemble.DeviationIsolation, Standard: assemble.Edition2026.Isolation[0], ChangedTo: v,
+					Why: "the plugin's install script needs a device node", Clause: "DSHIO/T 21 5.1.5"})
+			}},
 		{name: "true_t3_disabled_false", verdict: "pass",
 			desc: "the dump's hello-dsh entry says disabled: false, falsy to JavaScript: dsh's loader mounts it",
 			edit: func(c *lieCtx) { c.dumpEntry("  disabled: false\n") }},
