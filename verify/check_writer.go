@@ -23,6 +23,7 @@ func (vf *verification) checkWriterFacts() {
 	vf.checkDates()
 	vf.checkSubject()
 	vf.checkInputs()
+	vf.checkVariableConditions()
 	vf.checkOutputFacts()
 	vf.checkDumpAgainstPatch()
 	vf.listUnverified(vf.ledger.unmatched())

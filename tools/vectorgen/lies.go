@@ -140,6 +140,46 @@ func lies() []lie {
 				c.m.Conditions.Fixed = append(c.m.Conditions.Fixed, manifest.Condition{Name: "container reuse", Value: "one shared container for every command"})
 			}},
 
+		// Usable beside a variable condition that says the run was not
+		// the standard's: a name outside the closed set, or a value not
+		// of its name's form.
+		{name: "usable_tarball_rebuilt_from_git", class: verify.ClassInputInvalid, field: "/conditions/variable/2/value", verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, beside the variable condition local_source: tarball rebuilt from git (not the published tarball)",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.m.Conditions.Variable = append(c.m.Conditions.Variable, manifest.Condition{Name: "local_source", Value: "tarball rebuilt from git"})
+			}},
+		{name: "usable_source_rebuilt_from_git", class: verify.ClassInputInvalid, field: "/conditions/variable/0/value", verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, whose capture note (source) says the tarball was rebuilt from git instead of the published one",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.m.Conditions.Variable[0].Value = "tarball rebuilt from git instead of the published one"
+			}},
+		{name: "usable_variable_condition_unknown", class: verify.ClassInputInvalid, field: "/conditions/variable/2/name", verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, beside a variable condition of a name no run records: tarball = rebuilt from git",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.m.Conditions.Variable = append(c.m.Conditions.Variable, manifest.Condition{Name: "tarball", Value: "rebuilt from git, not the published one"})
+			}},
+		{name: "usable_engine_none", class: verify.ClassInputInvalid, field: "/conditions/variable/1/value", verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, whose container engine condition says none: every command ran on the host",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.m.Conditions.Variable[1].Value = "none (every command ran on the host)"
+			}},
+		{name: "usable_engine_privileged", class: verify.ClassInputInvalid, field: "/conditions/variable/1/value", verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, whose container engine condition adds --privileged --security-opt seccomp=unconfined",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.m.Conditions.Variable[1].Value = "podman 4.3.1 --privileged --security-opt seccomp=unconfined"
+			}},
+		{name: "usable_package_source_other", class: verify.ClassInputInvalid, field: "/conditions/variable/2/value", verdict: "pass", honest: true,
+			desc: "a run under the standard's conditions, usable for certification, beside a package source condition of git while subject.source says local-tarball",
+			edit: func(c *lieCtx) {
+				c.standardRun()
+				c.m.Conditions.Variable = append(c.m.Conditions.Variable, manifest.Condition{Name: "package source", Value: "git"})
+			}},
+
 		// 2. One source of truth for conditions.
 		{name: "argv_differs_from_condition", class: verify.ClassConditionMismatch, field: "repetitions[1].T2.argv", verdict: "pass", honest: true,
 			desc: "repetition 1's T2 ran with --json, the T2 command condition says otherwise",
@@ -561,13 +601,13 @@ func lies() []lie {
 		{name: "certified_in_deviation", class: verify.ClassForbiddenWord, field: "deviations[0]", verdict: "pass", honest: true,
 			desc: "a deviation's why says the run is DSHIO certified",
 			edit: func(c *lieCtx) { c.m.Deviations[0].Why = "newest dsh; the plugin is DSHIO certified anyway" }},
-		{name: "certified_cyrillic_condition", class: verify.ClassForbiddenWord, field: "conditions.variable[0]", verdict: "pass",
+		{name: "certified_cyrillic_condition", class: verify.ClassForbiddenWord, field: "conditions.variable[0]", verdict: "pass", also: []verify.Class{verify.ClassInputInvalid},
 			desc: "a variable condition spells сertified with a Cyrillic es",
 			edit: func(c *lieCtx) { c.m.Conditions.Variable[0].Value = "run by an \u0441ertified lab" }},
 		{name: "certified_fullwidth_tool", class: verify.ClassForbiddenWord, field: "tool.name", verdict: "pass", also: []verify.Class{verify.ClassInputInvalid},
 			desc: "the tool name spells certified in full-width letters",
 			edit: func(c *lieCtx) { c.m.Tool.Name = "ｃｅｒｔｉｆｉｅｄ-runner" }},
-		{name: "certified_exact_name", class: verify.ClassForbiddenWord, field: "conditions.variable[2]", verdict: "pass", base: "certified_named_plugin", honest: true,
+		{name: "certified_exact_name", class: verify.ClassForbiddenWord, field: "conditions.variable[2]", verdict: "pass", base: "certified_named_plugin", honest: true, also: []verify.Class{verify.ClassInputInvalid},
 			desc: "the plugin renamed exactly certified, and a variable condition says DSHIO certified build: the name exempts the word only where a package name stands",
 			edit: func(c *lieCtx) {
 				c.renamePackage("certified-hello-dsh-plugin", "certified")
