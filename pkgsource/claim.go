@@ -1,15 +1,15 @@
 package pkgsource
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
+
+	"github.com/dshaudit/dshaudit/internal/pkgtar"
 )
 
 // ErrClaimAmbiguous: readers of the tarball would take different texts
 // for its README, or its package.json reads differently (SPEC.md
 // "Consumers", T1–T4).
-var ErrClaimAmbiguous = errors.New("the tarball's README or package.json is read differently by its consumers")
+var ErrClaimAmbiguous = pkgtar.ErrAmbiguous
 
 // TarballClaim reads an npm package tarball given as a claim
 // (`verify --claim`) as npm reads it (SPEC.md "Claims", "Consumers"
@@ -25,13 +25,13 @@ var ErrClaimAmbiguous = errors.New("the tarball's README or package.json is read
 // text. name and version are "" when there is no package.json.
 func TarballClaim(tgz []byte, maxFile int64) (readme []byte, readmePath, name, version string, err error) {
 	idx, err := ReadTarball(tgz, Limits{MaxFileBytes: maxFile}, func(rel string) bool {
-		_, isReadme := readmeRank(rel)
+		_, isReadme := pkgtar.ReadmeRank(rel)
 		return rel == "package.json" || isReadme
 	})
 	if err != nil {
 		return nil, "", "", "", err
 	}
-	readmePath, err = chooseReadme(idx)
+	readmePath, err = pkgtar.ChooseReadme(idx)
 	if err != nil {
 		return nil, "", "", "", err
 	}
@@ -56,18 +56,4 @@ func TarballClaim(tgz []byte, maxFile int64) (readme []byte, readmePath, name, v
 	name, _ = nameV.(string)
 	version, _ = versionV.(string)
 	return readme, readmePath, name, version, nil
-}
-
-// chooseReadme is the README at the package root (pickReadme), or ""
-// when there is none; several README files of different texts are
-// refused (ErrClaimAmbiguous): npm takes the first Markdown one, code
-// hosts README.md first, others README (SPEC.md "Consumers", T4).
-func chooseReadme(idx *TarIndex) (string, error) {
-	p := pickReadme(idx.Files)
-	for _, f := range idx.Files {
-		if _, ok := readmeRank(f); ok && p != "" && f != p && !bytes.Equal(idx.Read[f], idx.Read[p]) {
-			return "", fmt.Errorf("%w: %s and %s are both READMEs with different texts, and npm, the registry and code hosts choose between them differently", ErrClaimAmbiguous, p, f)
-		}
-	}
-	return p, nil
 }

@@ -1,6 +1,10 @@
 package pkgsource
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/dshaudit/dshaudit/internal/pkgtar"
+)
 
 // Failure classes. Fetch wraps each with %w together with its cause, so
 // errors.Is works on both.
@@ -21,13 +25,13 @@ var (
 	// dist.integrity, or the registry gives no usable sha512 integrity.
 	ErrIntegrity = errors.New("integrity check failed")
 	// ErrTooLarge: a response, tarball or tarball entry exceeds its limit.
-	ErrTooLarge = errors.New("size limit exceeded")
+	ErrTooLarge = pkgtar.ErrTooLarge
 	// ErrBadMetadata: the registry's packument or version object is not
 	// what the npm registry API specifies.
 	ErrBadMetadata = errors.New("malformed registry metadata")
 	// ErrBadTarball: the tarball is not a readable gzip tar, or it is
 	// hostile (path escapes, duplicate or oversized entries).
-	ErrBadTarball = errors.New("unreadable or hostile tarball")
+	ErrBadTarball = pkgtar.ErrBadTarball
 	// ErrBadPatchPath: dsh.bundle.patch is not a safe relative path.
 	ErrBadPatchPath = errors.New("unsafe patch path")
 	// ErrInvalidSpec: ParseSpec rejected the PACKAGE-SPEC.

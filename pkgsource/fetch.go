@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dshaudit/dshaudit/internal/hosttool"
+	"github.com/dshaudit/dshaudit/internal/pkgtar"
 	"github.com/dshaudit/dshaudit/rules/static"
 	"net/http"
 	"os"
@@ -307,15 +308,15 @@ func (f *Fetched) declarePatch() {
 }
 
 // readTarball reads package.json, the README candidates and the patch.
-func (f *Fetched) readTarball(lim Limits) (*TarIndex, error) {
+func (f *Fetched) readTarball(lim Limits) (*pkgtar.Index, error) {
 	idx, err := ReadTarball(f.Tarball, lim, func(rel string) bool {
-		_, readme := readmeRank(rel)
+		_, readme := pkgtar.ReadmeRank(rel)
 		return rel == "package.json" || readme || (f.PatchPath != "" && rel == f.PatchPath)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tarball of %q@%q: %w", f.Name, f.Version, err)
 	}
-	rm, err := chooseReadme(idx)
+	rm, err := pkgtar.ChooseReadme(idx)
 	switch {
 	case err != nil:
 		// T0 reads no README, so registers no exception (SPEC.md
@@ -330,7 +331,7 @@ func (f *Fetched) readTarball(lim Limits) (*TarIndex, error) {
 // checkManifest compares the registry's metadata with the tarball's own
 // package.json ("manifest confusion": npm installs what the tarball says
 // for some fields and what the registry says for others).
-func (f *Fetched) checkManifest(idx *TarIndex) {
+func (f *Fetched) checkManifest(idx *pkgtar.Index) {
 	pj, ok := idx.Read["package.json"]
 	if !ok {
 		f.warn("the tarball has no package/package.json")
@@ -361,7 +362,7 @@ func (f *Fetched) checkManifest(idx *TarIndex) {
 // choosePatch takes the first CDN copy in template order; when no CDN
 // gave one it takes the tarball's copy and records that as the variable
 // condition patch_source.
-func (f *Fetched) choosePatch(idx *TarIndex, local bool) {
+func (f *Fetched) choosePatch(idx *pkgtar.Index, local bool) {
 	if f.PatchPath == "" {
 		return
 	}

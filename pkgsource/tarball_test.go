@@ -7,6 +7,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/internal/pkgtar"
 )
 
 func wantAll(string) bool { return true }
@@ -97,7 +99,7 @@ func TestPickReadme(t *testing.T) {
 		{[]string{"READMEFIRST.js"}, ""},
 	}
 	for _, c := range cases {
-		if got := pickReadme(c.files); got != c.want {
+		if got := pkgtar.PickReadme(c.files); got != c.want {
 			t.Errorf("pickReadme(%v) = %q, want %q", c.files, got, c.want)
 		}
 	}
