@@ -55,7 +55,7 @@ func Build(in Input) (*manifest.Manifest, map[string][]byte, error) {
 	m.Static.PatchFetchError = in.Static.PatchFetchError
 	m.Static.InstalledSize = in.Static.InstalledSize
 	for role, b := range map[string][]byte{manifest.RoleMetadata: in.Static.Metadata, manifest.RolePatch: in.Static.Patch, manifest.RoleREADME: in.Static.README, manifest.RoleSchema: in.Static.Schema,
-		manifest.RoleEntryDeclaration: in.Static.EntryDeclaration} {
+		manifest.RoleEntryDeclaration: in.Static.EntryDeclaration, manifest.RoleTarball: in.Static.Tarball} {
 		if b != nil {
 			p := manifest.StaticPath(role)
 			files[p] = b

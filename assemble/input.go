@@ -42,6 +42,9 @@ type StaticInput struct {
 	// EntryDeclaration is the EntryOptions declaration read from the dsh
 	// in the image (static.EntryDeclarationPath), nil if not had.
 	EntryDeclaration []byte
+	// Tarball is the package tarball tested (manifest.RoleTarball), nil
+	// when none was had.
+	Tarball []byte
 	// InstalledSize is the plugin's installed size after T1, -1 if unknown.
 	InstalledSize int64
 }

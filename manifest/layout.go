@@ -16,6 +16,10 @@ const (
 	// RoleEntryDeclaration is the TypeScript declaration of a patch
 	// entry's options in the image's dsh (clause 5.1.6).
 	RoleEntryDeclaration = "entry_declaration"
+	// RoleTarball is the package tarball tested: the bytes T0 read and
+	// T1 installed (a local source), or that the registry served and
+	// T0 checked against dist.integrity (SPEC.md "The tested tarball").
+	RoleTarball = "tarball"
 
 	RoleDSHVersion  = "dsh_version"
 	RoleNodeVersion = "node_version"
@@ -25,7 +29,7 @@ const (
 // StaticRoles are the roles a manifest's static.evidence may name, in
 // layout order (SPEC.md "Evidence file layout"); writer and verifier
 // both read this list.
-var StaticRoles = []string{RoleMetadata, RolePatch, RoleREADME, RoleSchema, RoleEntryDeclaration}
+var StaticRoles = []string{RoleMetadata, RolePatch, RoleREADME, RoleSchema, RoleEntryDeclaration, RoleTarball}
 
 // EnvironmentRoles are the roles a manifest's environment.evidence may
 // name (SPEC.md "Evidence file layout").
@@ -55,6 +59,8 @@ func StaticPath(role string) string {
 		return "static/entry-schema.json"
 	case RoleEntryDeclaration:
 		return "static/entry-options.d.ts"
+	case RoleTarball:
+		return "static/package.tgz"
 	}
 	return "static/" + role
 }

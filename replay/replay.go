@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/engine"
+	"github.com/dshaudit/dshaudit/internal/owner"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/replay/compare"
 	"github.com/dshaudit/dshaudit/rules"
@@ -89,6 +91,19 @@ func Run(ctx context.Context, r runner.Runner, o Options) (*compare.Result, erro
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOriginal, err)
 	}
+	// A local subject is the tarball the bundle holds, unless the user
+	// gives one: a year-old replay needs no copy of the package.
+	if o.PackageFile == "" && old.Subject.Source != runner.SourceRegistry && old.Dynamic {
+		if tgz, ok := arc.Files[old.Static.Evidence[manifest.RoleTarball]]; ok {
+			dir, err := heldTarball(old, tgz, r.TempDir)
+			if err != nil {
+				return nil, err
+			}
+			defer os.RemoveAll(dir)
+			name, _ := runner.TarballFileName(old.Subject.Name, old.Subject.Version)
+			o.PackageFile = filepath.Join(dir, name)
+		}
+	}
 	ro, err := runOptions(old, o)
 	if err != nil {
 		return nil, err
@@ -161,7 +176,7 @@ func runOptions(m *manifest.Manifest, o Options) (runner.Options, error) {
 		ro.Spec = m.Subject.Name + "@" + m.Subject.Version
 	default:
 		if o.PackageFile == "" {
-			return ro, fmt.Errorf("%w: the original tested a %s (%s@%s, sha256 %s) that is not inside the bundle; give it with --package-file",
+			return ro, fmt.Errorf("%w: the original tested a %s (%s@%s, sha256 %s) that the bundle does not hold (written before SPEC 1.15); give it with --package-file",
 				ErrPackageFile, m.Subject.Source, m.Subject.Name, m.Subject.Version, m.Subject.TarballSHA256)
 		}
 		ro.Spec = o.PackageFile
@@ -189,3 +204,23 @@ func runOptions(m *manifest.Manifest, o Options) (runner.Options, error) {
 }
 
 func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+
+// heldTarball writes the tarball the original holds, under its npm pack
+// name, into a fresh directory the caller removes.
+func heldTarball(m *manifest.Manifest, tgz []byte, tmp string) (string, error) {
+	name, err := runner.TarballFileName(m.Subject.Name, m.Subject.Version)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrOriginal, err)
+	}
+	// The runner's prefix and owner token: a sweep removes what a killed
+	// replay left (DESIGN.md "Leftovers of a killed run").
+	dir, err := owner.MkdirTemp(tmp, runner.TempPrefixPackage)
+	if err != nil {
+		return "", fmt.Errorf("%w: held tarball: %w", runner.ErrEnvironment, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), tgz, 0o644); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("%w: held tarball: %w", runner.ErrEnvironment, err)
+	}
+	return dir, nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"github.com/dshaudit/dshaudit/manifest"
 )
@@ -123,6 +124,11 @@ func (p *Package) validate() error {
 	}
 	if len(probs) > 0 {
 		return fmt.Errorf("%w: resolver returned an incomplete package for %q: %s", ErrEvidence, p.Spec, strings.Join(probs, "; "))
+	}
+	// The tarball is evidence (manifest.RoleTarball): one bundle entry,
+	// so it is held to the reader's entry limit before anything runs.
+	if n := int64(len(p.Tarball)); n > bundle.DefaultMaxEntrySize {
+		return fmt.Errorf("%w: the package tarball of %s@%s is %d bytes; the bundle holds it as evidence and an entry may hold at most %d bytes (SPEC.md \"Reader limits and refusals\")", ErrEvidence, p.Name, p.Version, n, bundle.DefaultMaxEntrySize)
 	}
 	return nil
 }

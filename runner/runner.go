@@ -219,6 +219,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Result, error) {
 		Static: assemble.StaticInput{
 			Metadata: pkg.Metadata, Patch: pkg.Patch, PatchFetchError: pkg.PatchFetchError,
 			README: pkg.README, InstalledSize: size, EntryDeclaration: entryDecl,
+			Tarball: pkg.Tarball,
 		},
 		Versions:    versions,
 		Dynamic:     true,

@@ -74,6 +74,7 @@ func recordedInput(m *manifest.Manifest, files map[string][]byte, lim rules.Limi
 			README:           file(m.Static.Evidence[manifest.RoleREADME]),
 			Schema:           file(m.Static.Evidence[manifest.RoleSchema]),
 			EntryDeclaration: file(m.Static.Evidence[manifest.RoleEntryDeclaration]),
+			Tarball:          file(m.Static.Evidence[manifest.RoleTarball]),
 			InstalledSize:    m.Static.InstalledSize,
 		},
 		Dynamic:    m.Dynamic,

@@ -10,6 +10,7 @@ import (
 	"github.com/dshaudit/dshaudit/attest/signed"
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/vsa"
 )
 
 // ResultMediaType identifies the --json result object (SPEC.md
@@ -50,13 +51,19 @@ type Report struct {
 	// only when Status is "verified".
 	// Package is the manifest's subject, the same object as the run
 	// result's package; null when no manifest could be read.
-	Package     *manifest.Subject `json:"package"`
-	Standards   []string          `json:"standards,omitempty"`
-	Fingerprint string            `json:"fingerprint,omitempty"`
-	TestDate    string            `json:"test_date,omitempty"`
-	Baseline    string            `json:"baseline,omitempty"`
-	Dynamic     bool              `json:"dynamic"`
-	Deviations  []string          `json:"deviations"`
+	Package *manifest.Subject `json:"package"`
+	// Tarball is the digests of the tested tarball the bundle holds
+	// (static/package.tgz), computed from its bytes; null when it holds
+	// none, and then the package's digests in Package are the writer's
+	// word (listed in Unverified). A summary names the package only by
+	// these (vsa.Package.Tarball).
+	Tarball     *vsa.Tarball `json:"tarball"`
+	Standards   []string     `json:"standards,omitempty"`
+	Fingerprint string       `json:"fingerprint,omitempty"`
+	TestDate    string       `json:"test_date,omitempty"`
+	Baseline    string       `json:"baseline,omitempty"`
+	Dynamic     bool         `json:"dynamic"`
+	Deviations  []string     `json:"deviations"`
 	// DeviationRecords are the same deviations item by item, for the
 	// claim check (SPEC.md "Claims"); --json carries them as text above.
 	DeviationRecords []manifest.Deviation `json:"-"`

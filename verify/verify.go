@@ -18,6 +18,7 @@ import (
 	"github.com/dshaudit/dshaudit/bundle"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/vsa"
 )
 
 // ErrUnreadable marks input that is not a bundle at all (exit code 2).
@@ -61,6 +62,11 @@ type Options struct {
 	// checked (SPEC.md "Time and process facts"); zero: time.Now(). A
 	// caller that gives it (--now) makes the date checks reproducible.
 	Now time.Time
+	// Artifact, when set, is the digests of a package tarball the caller
+	// holds (verify --artifact): it must be the tarball the bundle holds
+	// and tested (SPEC.md "The tested tarball"), or the verification
+	// fails with a subject-mismatch finding.
+	Artifact *vsa.Tarball
 }
 
 // DefaultMaxBundleSize bounds a bundle file (SPEC.md "Reader limits and refusals").
@@ -177,6 +183,7 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	vf.compare()
 	vf.checkStreamReadings()
 	vf.checkWriterFacts()
+	vf.checkArtifact(opts.Artifact)
 	vf.checkRules()
 	vf.checkRebuild()
 	if rep.Evidence != nil {

@@ -2,8 +2,6 @@ package vsa
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,13 +76,13 @@ type ResourceDescriptor struct {
 	Digest map[string]string `json:"digest,omitempty"`
 }
 
-// Package is the npm package tarball verified.
+// Package is the npm package verified.
 type Package struct {
 	Name, Version string
-	// Integrity is npm's integrity string ("sha512-<base64>").
-	Integrity string
-	// TarballSHA256 is the tarball's hex sha256, if known.
-	TarballSHA256 string
+	// Tarball is the digests of the tarball tested, computed from its
+	// bytes (the bundle's static/package.tgz); the zero value when the
+	// bundle holds none, and then the summary names no package subject.
+	Tarball Tarball
 }
 
 // Input is what a verification established, all a summary says.
@@ -137,23 +135,9 @@ func esc(s string) string {
 	return b.String()
 }
 
-// IntegrityHex turns npm's "sha512-<base64>" into the algorithm and hex
-// digest an in-toto subject carries.
-func IntegrityHex(integrity string) (alg, hexDigest string, err error) {
-	a, b64, ok := strings.Cut(integrity, "-")
-	if !ok || a != "sha512" {
-		return "", "", fmt.Errorf("integrity %q: want sha512-<base64>", integrity)
-	}
-	raw, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil || len(raw) != 64 {
-		return "", "", fmt.Errorf("integrity %q: not a base64 sha512", integrity)
-	}
-	return "sha512", hex.EncodeToString(raw), nil
-}
-
 // Build makes the statement of in. Subjects: the package tarball (named
-// by its purl, with the sha512 of its integrity and its sha256 when
-// known), then the evidence bundle (sha256).
+// by its purl, with its sha512 and sha256), when in.Package.Tarball
+// names one, then the evidence bundle (sha256).
 func Build(in Input) (*Statement, error) {
 	if in.Package.Name == "" || in.Package.Version == "" {
 		return nil, fmt.Errorf("no package name and version known: no summary can name what was verified")
@@ -162,20 +146,9 @@ func Build(in Input) (*Statement, error) {
 		return nil, fmt.Errorf("the evidence bundle's name and sha256 are required")
 	}
 	purl := PackageURL(in.Package.Name, in.Package.Version)
-	pd := map[string]string{}
-	if in.Package.Integrity != "" {
-		alg, h, err := IntegrityHex(in.Package.Integrity)
-		if err != nil {
-			return nil, err
-		}
-		pd[alg] = h
-	}
-	if in.Package.TarballSHA256 != "" {
-		pd["sha256"] = in.Package.TarballSHA256
-	}
 	subjects := []Subject{}
-	if len(pd) > 0 {
-		subjects = append(subjects, Subject{Name: purl, Digest: pd})
+	if t := in.Package.Tarball; !t.IsZero() {
+		subjects = append(subjects, Subject{Name: purl, Digest: map[string]string{"sha512": t.SHA512(), "sha256": t.SHA256()}})
 	}
 	subjects = append(subjects, Subject{Name: in.BundleName, Digest: map[string]string{"sha256": in.BundleSHA256}})
 	inputs := []ResourceDescriptor{{Name: in.BundleName, Digest: map[string]string{"sha256": in.BundleSHA256}}}

@@ -3,6 +3,7 @@ package vsa
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -11,9 +12,8 @@ import (
 )
 
 func input() Input {
-	sum := bytes.Repeat([]byte{7}, 64)
 	return Input{
-		Package:         Package{Name: "@acme/hello", Version: "1.0.0+b", Integrity: "sha512-" + base64.StdEncoding.EncodeToString(sum), TarballSHA256: strings.Repeat("11", 32)},
+		Package:         Package{Name: "@acme/hello", Version: "1.0.0+b", Tarball: TarballOf([]byte("the tested tarball"))},
 		BundleName:      "hello.dshaudit.tar.zst",
 		BundleSHA256:    strings.Repeat("ab", 32),
 		SignatureSHA256: strings.Repeat("cd", 32),
@@ -65,7 +65,8 @@ func TestBuildDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Subject[0].Name != "pkg:npm/%40acme/hello@1.0.0%2Bb" || st.Subject[0].Digest["sha512"] != strings.Repeat("07", 64) {
+	tb := TarballOf([]byte("the tested tarball"))
+	if st.Subject[0].Name != "pkg:npm/%40acme/hello@1.0.0%2Bb" || st.Subject[0].Digest["sha512"] != tb.SHA512() || st.Subject[0].Digest["sha256"] != tb.SHA256() {
 		t.Fatalf("tarball subject %+v", st.Subject[0])
 	}
 	if st.Subject[1].Digest["sha256"] != strings.Repeat("ab", 32) || len(st.Predicate.InputAttestations) != 2 {
@@ -95,19 +96,20 @@ func TestCheckSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	bundle := Artifact{Name: "bundle", Digests: map[string]string{"sha256": strings.Repeat("ab", 32), "sha512": strings.Repeat("00", 64)}}
-	tarball := Artifact{Name: "tgz", Digests: map[string]string{"sha512": strings.Repeat("07", 64), "sha256": strings.Repeat("11", 32)}}
+	tb := TarballOf([]byte("the tested tarball"))
+	tarball := Artifact{Name: "tgz", Digests: map[string]string{"sha512": tb.SHA512(), "sha256": tb.SHA256()}}
 	good := Expect{Subjects: []Artifact{bundle}, VerifierID: "https://registry.example/dshaudit", ResourceURI: "pkg:npm/%40acme/hello@1.0.0%2Bb", Levels: []string{DynamicLevel("pass")}}
 	if steps := Check(st, good); !Accepted(steps) {
 		t.Fatalf("good summary refused: %+v", steps)
 	}
-	// The tarball subject has only a sha512, so a file agreeing on it is named.
+	// A file agreeing on both digests of the tarball subject is named.
 	if steps := Check(st, Expect{Subjects: []Artifact{tarball}, VerifierID: good.VerifierID}); !Accepted(steps) {
 		t.Fatalf("tarball not named: %+v", steps)
 	}
 	for name, e := range map[string]Expect{
 		"no subject":    {VerifierID: good.VerifierID},
 		"other digest":  {Subjects: []Artifact{{Name: "x", Digests: map[string]string{"sha256": strings.Repeat("00", 32)}}}, VerifierID: good.VerifierID},
-		"conflict":      {Subjects: []Artifact{{Name: "x", Digests: map[string]string{"sha256": strings.Repeat("22", 32), "sha512": strings.Repeat("07", 64)}}}, VerifierID: good.VerifierID},
+		"conflict":      {Subjects: []Artifact{{Name: "x", Digests: map[string]string{"sha256": strings.Repeat("22", 32), "sha512": tb.SHA512()}}}, VerifierID: good.VerifierID},
 		"verifier":      {Subjects: good.Subjects},
 		"resource":      {Subjects: good.Subjects, VerifierID: good.VerifierID, ResourceURI: "pkg:npm/hello@1.0.0"},
 		"missing level": {Subjects: good.Subjects, VerifierID: good.VerifierID, Levels: []string{StaticNotConforming}},
@@ -157,5 +159,40 @@ func TestLevels(t *testing.T) {
 				t.Errorf("level %q is not one of AllLevels or has the SLSA_ prefix", l)
 			}
 		}
+	}
+}
+
+// A summary names a package subject only by the digests of bytes: with
+// no tarball it names the bundle alone, so no artifact check passes on
+// the package's account (SPEC.md "Verification summary").
+func TestNoTarballNoPackageSubject(t *testing.T) {
+	in := input()
+	in.Package.Tarball = Tarball{}
+	st, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Subject) != 1 || st.Subject[0].Name != in.BundleName {
+		t.Fatalf("subjects %+v, want the bundle alone", st.Subject)
+	}
+	if st.Predicate.ResourceURI != "pkg:npm/%40acme/hello@1.0.0%2Bb" {
+		t.Fatalf("resourceUri %q", st.Predicate.ResourceURI)
+	}
+}
+
+// TarballOf and TarballFrom agree, and Integrity is npm's form of the sha512.
+func TestTarballDigests(t *testing.T) {
+	b := []byte("a tarball")
+	a := TarballOf(b)
+	r, err := TarballFrom(bytes.NewReader(b))
+	if err != nil || !a.Equal(r) {
+		t.Fatalf("TarballOf %v, TarballFrom %v (%v)", a, r, err)
+	}
+	raw, _ := hex.DecodeString(a.SHA512())
+	if a.Integrity() != "sha512-"+base64.StdEncoding.EncodeToString(raw) || a.Size() != int64(len(b)) {
+		t.Fatalf("integrity %q size %d", a.Integrity(), a.Size())
+	}
+	if (Tarball{}).Equal(Tarball{}) || a.Equal(TarballOf([]byte("another"))) {
+		t.Fatal("Equal: zero values or different bytes compare equal")
 	}
 }

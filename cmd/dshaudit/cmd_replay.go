@@ -61,8 +61,10 @@ equal.
 digest), oci-layout:DIR or oci-archive:FILE (what an author attaches to a
 release).
 
-A local package (tarball or directory) is not inside the bundle: give it
-with --package-file; its sha256 must equal the recorded one.
+A local package is replayed from the tarball the bundle holds
+(static/package.tgz, SPEC 1.15). A bundle written before holds none: give
+the tarball or directory with --package-file; its sha256 must equal the
+recorded one. --package-file, when given, is used instead of the held one.
 
 --key (or --trusted-root and an identity rule) is whom the original must
 be signed by, as for verify; --signing-key signs the new bundle. The old

@@ -26,7 +26,10 @@ type verifyOptions struct {
 	// tarball whose README is read; Package is the name@version claimed.
 	Claim   string
 	Package string
-	Jobs    int
+	// Artifact is a package tarball that must be the one the bundle
+	// tested (SPEC.md "The tested tarball").
+	Artifact string
+	Jobs     int
 	limitFlags
 	summaryFlags
 	// StepSummary is a file a Markdown summary is appended to.
@@ -36,7 +39,7 @@ type verifyOptions struct {
 func newVerifyCmd(s *streams) *cobra.Command {
 	o := &verifyOptions{}
 	c := &cobra.Command{
-		Use:   "verify BUNDLE|DIR... (--key PUB | --trusted-root FILE ...) [--claim FILE [--package NAME@VERSION]]",
+		Use:   "verify BUNDLE|DIR... (--key PUB | --trusted-root FILE ...) [--claim FILE [--package NAME@VERSION]] [--artifact TGZ]",
 		Short: "Verify an evidence bundle offline and re-derive every verdict",
 		Long: `verify checks an evidence bundle offline, with no network and no container:
 archive safety, the signature, every file against the manifest, then it
@@ -56,6 +59,11 @@ not backed / claim contradicts bundle, each finding naming its line. A
 claim is for one package version, named by its Package: line (the
 declaration run prints has one), by --package, or by the tarball's
 package.json; a declaration that names none is not backed.
+
+With --artifact TGZ, the package tarball you hold must be, byte for byte,
+the tarball the bundle holds and tested (static/package.tgz): otherwise, or
+when the bundle holds none (written before SPEC 1.15), verify fails with a
+subject-mismatch finding on "artifact".
 
 Given several bundles or a directory, every *.dshaudit.tar.zst under the
 paths is verified in parallel and a summary is printed: counts by verdict
@@ -108,6 +116,9 @@ Exit codes:
   # the README straight from the published tarball
   dshaudit verify b.tar.zst --key dshaudit.pub --claim hello-dsh-plugin-1.0.0.tgz
 
+  # the tarball you downloaded is the one that was tested
+  dshaudit verify b.tar.zst --key dshaudit.pub --artifact hello-dsh-plugin-1.0.0.tgz
+
   # many bundles at once
   dshaudit verify ./bundles/ --key dshaudit.pub
 
@@ -127,6 +138,7 @@ Exit codes:
 	f.BoolVar(&o.JSON, "json", false, "print the result object ("+verify.ResultMediaType+")")
 	f.StringVar(&o.Claim, "claim", "", "check the declarations of conformity in this README, text or package tarball")
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
+	f.StringVar(&o.Artifact, "artifact", "", "require this package tarball to be the one the bundle tested (by digest)")
 	o.limitFlags.register(f)
 	o.summaryFlags.register(f)
 	f.StringVar(&o.StepSummary, "step-summary", "", "append a Markdown summary of the result to FILE (e.g. $GITHUB_STEP_SUMMARY)")
@@ -157,6 +169,9 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 		if o.Claim != "" {
 			return fmt.Errorf("%w: --claim checks one bundle; give one bundle file", ErrUsage)
 		}
+		if o.Artifact != "" {
+			return fmt.Errorf("%w: --artifact checks one bundle; give one bundle file", ErrUsage)
+		}
 		if signer != nil || o.StepSummary != "" {
 			return fmt.Errorf("%w: --summary and --step-summary summarise one bundle; give one bundle file", ErrUsage)
 		}
@@ -176,6 +191,13 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, s *streams) error {
 		if claimPkg == "" {
 			claimPkg = pkg
 		}
+	}
+	if o.Artifact != "" {
+		a, err := artifactDigests(o.Artifact)
+		if err != nil {
+			return err
+		}
+		opts.Artifact = &a
 	}
 	path := paths[0]
 	f, err := os.Open(path)
@@ -281,6 +303,12 @@ func printVerifyReport(w io.Writer, st termtext.Style, r *verify.Report) {
 	if p := r.PackageID(); p != "" {
 		fmt.Fprintf(w, "package:      %s\n", st.Field(p))
 	}
+	if t := r.Tarball; t != nil {
+		// Derived from the bytes the bundle holds: no escaping needed.
+		fmt.Fprintf(w, "tarball:      sha256:%s %s (%d bytes, held in the bundle)\n", t.SHA256(), t.Integrity(), t.Size())
+	} else if r.Package != nil {
+		fmt.Fprintf(w, "tarball:      not held in the bundle: the package's digests are the writer's word\n")
+	}
 	if r.Signer != "" {
 		fmt.Fprintf(w, "signer:       %s\n", st.Field(r.Signer))
 	}
@@ -347,4 +375,21 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// artifactDigests hashes the package tarball given with --artifact.
+func artifactDigests(path string) (vsa.Tarball, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return vsa.Tarball{}, fmt.Errorf("%w: --artifact: %w", ErrUsage, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return vsa.Tarball{}, fmt.Errorf("%w: --artifact: %q is not a regular file", ErrUsage, path)
+	}
+	t, err := vsa.TarballFrom(f)
+	if err != nil {
+		return vsa.Tarball{}, fmt.Errorf("%w: --artifact: %w", ErrUsage, err)
+	}
+	return t, nil
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
+	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 	"github.com/dshaudit/dshaudit/vsa"
@@ -218,3 +220,89 @@ func TestMarkdownTextInert(t *testing.T) {
 }
 
 func termtextStyle() termtext.Style { return termtext.Style{MaxText: termtext.DefaultMaxText} }
+
+// heldTarball writes the tested tarball a vector holds into dir.
+func heldTarball(t *testing.T, vector, dir string) string {
+	t.Helper()
+	f, err := os.Open(vector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := bundle.Read(f, bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgz, ok := a.Files[manifest.StaticPath(manifest.RoleTarball)]
+	if !ok {
+		t.Fatalf("%s holds no tarball", vector)
+	}
+	p := filepath.Join(dir, "hello-dsh-plugin-1.0.0.tgz")
+	if err := os.WriteFile(p, tgz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A summary vouches only for the tarball the bundle holds (SPEC.md "The
+// tested tarball"): verify --artifact and verify-summary --artifact pass
+// for it and fail for another tarball of the same name and version; a
+// bundle holding none gives a summary with no package subject, which no
+// tarball passes.
+func TestSummaryNamesHeldTarball(t *testing.T) {
+	dir := t.TempDir()
+	kf := summaryKeys(t, dir)
+	pass := vecDir + "pass.dshaudit.tar.zst"
+	tested := heldTarball(t, pass, dir)
+	b, _ := os.ReadFile(tested)
+	other := filepath.Join(dir, "other", "hello-dsh-plugin-1.0.0.tgz")
+	os.MkdirAll(filepath.Dir(other), 0o755)
+	// The same package, another payload: a byte of the gzip header's OS field.
+	ob := bytes.Clone(b)
+	ob[9] ^= 1
+	if err := os.WriteFile(other, ob, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	if code, out, stderr := runCLI(t, "verify", pass, "--key", vecKey, "--artifact", tested); code != 0 || !strings.Contains(out, "held in the bundle") {
+		t.Fatalf("verify --artifact the tested tarball: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ := runCLI(t, "verify", pass, "--key", vecKey, "--artifact", other, "--json")
+	if code != 1 || !strings.Contains(out, `"field": "artifact"`) {
+		t.Fatalf("verify --artifact another tarball: exit %d\n%s", code, out)
+	}
+	schematest.Validate(t, "verify-result", []byte(out))
+
+	sum := filepath.Join(dir, "pass.json")
+	if code, _, stderr := runCLI(t, "verify", pass, "--key", vecKey, "--summary", sum, "--summary-key", kf.PrivatePath); code != 0 {
+		t.Fatalf("verify --summary: exit %d: %s", code, stderr)
+	}
+	st := summaryStatement(t, sum)
+	want := vsa.TarballOf(b)
+	if len(st.Subject) != 2 || st.Subject[0].Digest["sha256"] != want.SHA256() || st.Subject[0].Digest["sha512"] != want.SHA512() {
+		t.Fatalf("summary subjects %+v, want the held tarball's digests first", st.Subject)
+	}
+	if code, out, _ := runCLI(t, "verify-summary", sum, "--key", kf.PublicPath, "--artifact", tested); code != 0 {
+		t.Fatalf("verify-summary --artifact the tested tarball: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "verify-summary", sum, "--key", kf.PublicPath, "--artifact", other); code != 1 {
+		t.Fatalf("verify-summary --artifact another tarball: exit %d\n%s", code, out)
+	}
+
+	// Before SPEC 1.15: no tarball held, the subject's digests the writer's word.
+	legacy := vecDir + "legacy_no_tarball.dshaudit.tar.zst"
+	lsum := filepath.Join(dir, "legacy.json")
+	code, out, stderr := runCLI(t, "verify", legacy, "--key", vecKey, "--summary", lsum, "--summary-key", kf.PrivatePath)
+	if code != 0 || !strings.Contains(out, "not held in the bundle") || !strings.Contains(out, "subject.tarball_sha256") {
+		t.Fatalf("verify of a bundle without a tarball: exit %d\n%s%s", code, out, stderr)
+	}
+	if st := summaryStatement(t, lsum); len(st.Subject) != 1 || st.Subject[0].Name != filepath.Base(legacy) {
+		t.Fatalf("a summary of a bundle without a tarball names %+v", st.Subject)
+	}
+	if code, out, _ := runCLI(t, "verify-summary", lsum, "--key", kf.PublicPath, "--artifact", tested); code != 1 {
+		t.Fatalf("verify-summary --artifact for a bundle without a tarball: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "verify", legacy, "--key", vecKey, "--artifact", tested); code != 1 || !strings.Contains(out, "holds no tested tarball") {
+		t.Fatalf("verify --artifact for a bundle without a tarball: exit %d\n%s", code, out)
+	}
+}

@@ -104,7 +104,14 @@ func summaryInput(rep *verify.Report, passed bool, verifierID string, now time.T
 		Time:            now,
 	}
 	if rep.Package != nil {
-		in.Package = vsa.Package{Name: rep.Package.Name, Version: rep.Package.Version, Integrity: rep.Package.Integrity, TarballSHA256: rep.Package.TarballSHA256}
+		// The package subject's digests are those of the tarball the
+		// bundle holds, never the manifest's (SPEC.md "Verification
+		// summary"): a bundle without one gives a summary naming no
+		// package subject.
+		in.Package = vsa.Package{Name: rep.Package.Name, Version: rep.Package.Version}
+		if rep.Tarball != nil {
+			in.Package.Tarball = *rep.Tarball
+		}
 	}
 	if ev := rep.Evidence; ev != nil && ev.Archive != nil && ev.Archive.RawSignature != nil {
 		sum := sha256.Sum256(ev.Archive.RawSignature)

@@ -134,6 +134,7 @@ func (g *gen) variants() error {
 			return err
 		}
 		v.edit(c)
+		c.repack()
 		reclaim(c.m, c.files)
 		c.m.Files = bundle.FileList(c.files)
 		sc, err := g.sign(c.m, c.files, g.signer)

@@ -35,6 +35,10 @@ type lie struct {
 	honest bool
 	// pred, when set, changes the signed predicate.
 	pred func(p *attest.Predicate)
+	// keepTarball leaves the held tarball as the edit left it; otherwise
+	// it is repacked to agree with the recorded metadata and patch
+	// (lieCtx.repack), so that each lie says one thing.
+	keepTarball bool
 }
 
 // lieCtx is the bundle being edited.
@@ -210,7 +214,7 @@ func reclaim(m *manifest.Manifest, files map[string][]byte) {
 }
 
 func (g *gen) lying() error {
-	for _, l := range append(append(lies(), consumerLies()...), rebuildLies()...) {
+	for _, l := range append(append(append(lies(), consumerLies()...), rebuildLies()...), tarballLies()...) {
 		base := g.pass
 		if l.base != "" {
 			base = g.bases[l.base]
@@ -224,6 +228,9 @@ func (g *gen) lying() error {
 		}
 		if l.edit != nil {
 			l.edit(c)
+		}
+		if !l.keepTarball {
+			c.repack()
 		}
 		if l.honest {
 			reclaim(c.m, c.files)

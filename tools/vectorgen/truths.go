@@ -70,6 +70,7 @@ func (g *gen) truthful() error {
 			return err
 		}
 		tr.edit(c)
+		c.repack()
 		reclaim(c.m, c.files)
 		c.m.Files = bundle.FileList(c.files)
 		raw, err := manifest.Encode(c.m)

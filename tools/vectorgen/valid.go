@@ -40,6 +40,9 @@ type gen struct {
 	// metadata, when set, rewrites the package.json build records (the
 	// verifier benchmark's hostile metadata).
 	metadata func(pkg []byte) []byte
+	// legacy, when set, leaves the tested tarball out of the bundle, as
+	// a writer before SPEC 1.15 did, its digests kept in the subject.
+	legacy bool
 }
 
 // contents is a bundle before it is archived.
@@ -132,6 +135,17 @@ func (g *gen) valid() error {
 	if err := g.emit("certified_named_plugin", "valid: the hello capture with the plugin renamed certified-hello-dsh-plugin everywhere", c, "verified", nil, "pass"); err != nil {
 		return err
 	}
+	// A bundle written before SPEC 1.15 holds no tarball: it verifies,
+	// its subject digests shown as the writer's word.
+	g.legacy = true
+	c, err = g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, nil)
+	g.legacy = false
+	if err != nil {
+		return fmt.Errorf("legacy_no_tarball: %w", err)
+	}
+	if err := g.emit("legacy_no_tarball", "valid: the hello capture as a writer before SPEC 1.15 wrote it: no tested tarball held, its digests in the subject are the writer's word", c, "verified", nil, "pass"); err != nil {
+		return err
+	}
 	// static only: T0 without the dynamic layer.
 	c, err = g.buildStaticOnly(capture{"hello", "hello", true})
 	if err != nil {
@@ -160,6 +174,9 @@ func (g *gen) build(reps []capture, edit func(rep int, runs []assemble.StageRun)
 		pkg = g.metadata(pkg)
 	}
 	in := g.input(reps[0], pkg, patch, sub)
+	if err := g.holdTarball(&in, reps[0], pkg, patch); err != nil {
+		return nil, err
+	}
 	in.Dynamic = true
 	t := start.Add(10 * time.Second)
 	for i, c := range reps {
@@ -199,6 +216,9 @@ func (g *gen) buildStaticOnly(c capture) (*contents, error) {
 		return nil, err
 	}
 	in := g.input(c, pkg, patch, sub)
+	if err := g.holdTarball(&in, c, pkg, patch); err != nil {
+		return nil, err
+	}
 	in.Fingerprint, in.Image, in.Versions = "", manifest.Image{}, nil
 	in.Conditions.Fixed = nil
 	in.Deviations = nil
@@ -236,6 +256,22 @@ func (g *gen) input(c capture, pkg, patch []byte, sub rules.Subject) assemble.In
 			manifest.RoleDSHVersion: []byte("0.1.0-rc.8\n"), manifest.RoleNodeVersion: []byte("v24.11.1\n"), manifest.RolePNPMVersion: []byte("9.15.9\n"),
 		},
 	}
+}
+
+// holdTarball packs the capture's plugin with the package.json and patch
+// recorded, as the tarball T0 read and T1 installed, and names it by its
+// digests in the subject, as the runner does; with g.legacy the bundle
+// does not hold it.
+func (g *gen) holdTarball(in *assemble.Input, c capture, pkg, patch []byte) error {
+	tgz, err := pluginTarball(filepath.Join(g.evidence, "plugins", c.plugin), pkg, patch, g.rename)
+	if err != nil {
+		return err
+	}
+	in.Subject.Integrity, in.Subject.TarballSHA256 = sri512(tgz), sha256hex(tgz)
+	if !g.legacy {
+		in.Static.Tarball = tgz
+	}
+	return nil
 }
 
 // renameRun applies r to every byte and argument of a stage run.

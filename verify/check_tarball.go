@@ -1,0 +1,127 @@
+package verify
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/dshaudit/dshaudit/internal/pkgtar"
+	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules/static"
+	"github.com/dshaudit/dshaudit/vsa"
+)
+
+// fieldTarball names the tested tarball in findings.
+const fieldTarball = "static.evidence.tarball"
+
+// checkTarball derives the subject's digests from the tarball the bundle
+// holds and cross-checks what T0 read against it (SPEC.md "The tested
+// tarball", "What the verifier cross-checks", class 6): the subject's
+// integrity and tarball_sha256 are its digests; a registry's
+// dist.integrity in the metadata is its sha512; the README is the one
+// the tarball gives as pacote extracts it; a local source's metadata and
+// patch are the tarball's package.json and patch file. It sets
+// rep.Tarball, the only digests a summary names the package by. Without
+// a tarball (a bundle written before SPEC 1.15, or a static-only run
+// that had none) the subject's digests stay the writer's word
+// (listUnverified).
+func (vf *verification) checkTarball() {
+	p := vf.m.Static.Evidence[manifest.RoleTarball]
+	if p == "" {
+		return
+	}
+	tgz, ok := vf.trusted[p]
+	if !ok {
+		return // missing or changed: checkFiles reports it
+	}
+	bad := func(field, clause, format string, args ...any) {
+		vf.rep.addf(ClassSubjectMismatch, field, clause, format, args...)
+	}
+	t := vsa.TarballOf(tgz)
+	vf.rep.Tarball = &t
+	sub := vf.m.Subject
+	// A malformed digest is an input finding (checkInputs), not a second one here.
+	if _, why := parseIntegrity(sub.Integrity); sub.Integrity != "" && why == "" && sub.Integrity != t.Integrity() {
+		bad("subject.integrity", "DSHIO/T 10 7.2", "%q, but the tarball %s the bundle holds has the integrity %s: they name different tarballs", sub.Integrity, p, t.Integrity())
+	}
+	if s := sub.TarballSHA256; isLowerHex(s, 64) && s != t.SHA256() {
+		bad("subject.tarball_sha256", "DSHIO/T 10 7.2", "%q, but the tarball %s the bundle holds has the sha256 %s: they name different tarballs", sub.TarballSHA256, p, t.SHA256())
+	}
+	local := sub.Source == "local-tarball" || sub.Source == "local-dir"
+	meta, haveMeta := vf.trusted[vf.m.Static.Evidence[manifest.RoleMetadata]]
+	if haveMeta {
+		if dist, ok := distIntegrity(meta); ok && !hasHash(dist, t.Integrity()) {
+			bad("subject", "DSHIO/T 20 5.3", "the metadata's dist.integrity %q does not name the tarball %s (%s): T0 checked another tarball than the one held", clipText(dist), p, t.Integrity())
+		}
+	}
+	patchPath := ""
+	if haveMeta {
+		patchPath, _ = static.PatchPath(meta)
+	}
+	idx, err := pkgtar.Read(tgz, pkgtar.Limits{}, func(rel string) bool {
+		_, readme := pkgtar.ReadmeRank(rel)
+		return rel == "package.json" || readme || (patchPath != "" && rel == patchPath)
+	})
+	if err != nil {
+		// T0 reads the tarball so (pkgsource): an honest run stops
+		// before it records one that cannot be read.
+		bad(fieldTarball, `SPEC.md "Consumers"`, "the tarball %s cannot be read as pacote extracts it: %v", p, err)
+		return
+	}
+	readmePath, err := pkgtar.ChooseReadme(idx)
+	readme, haveReadme := vf.trusted[vf.m.Static.Evidence[manifest.RoleREADME]]
+	switch {
+	case err != nil || readmePath == "":
+		if haveReadme {
+			why := "has no README at its root"
+			if err != nil {
+				why = "gives no one README: " + err.Error()
+			}
+			bad("static.evidence.readme", "DSHIO/T 20 5.3", "a README is recorded, but the tarball %s %s", p, why)
+		}
+	case !haveReadme:
+		if vf.m.Static.Evidence[manifest.RoleREADME] == "" {
+			bad("static.evidence.readme", "DSHIO/T 20 5.3", "no README is recorded, but the tarball %s has %s: T0 reads it", p, readmePath)
+		}
+	case !bytes.Equal(readme, idx.Read[readmePath]):
+		bad("static.evidence.readme", "DSHIO/T 20 5.3", "the README recorded is not the tarball's %s (%s)", readmePath, p)
+	}
+	if !local {
+		return
+	}
+	// A local source is read from its tarball alone: the metadata is its
+	// package.json and the patch its file (pkgsource, DSHIO/T 20 5.3).
+	if pj, ok := idx.Read["package.json"]; haveMeta && (!ok || !bytes.Equal(pj, meta)) {
+		bad("static.evidence.metadata", "DSHIO/T 20 5.3", "a %s subject's metadata is its tarball's package.json, and %s is not the package.json of %s", sub.Source, vf.m.Static.Evidence[manifest.RoleMetadata], p)
+	}
+	patch, havePatch := vf.trusted[vf.m.Static.Evidence[manifest.RolePatch]]
+	if inTar, ok := idx.Read[patchPath]; havePatch && patchPath != "" && (!ok || !bytes.Equal(patch, inTar)) {
+		bad("static.evidence.patch", "DSHIO/T 20 5.3", "a %s subject's patch is its tarball's %s, and the patch recorded is not that file of %s", sub.Source, patchPath, p)
+	}
+}
+
+// hasHash reports whether the integrity string list (space-separated
+// SRI hashes, as npm writes dist.integrity) names sri.
+func hasHash(list, sri string) bool {
+	for _, h := range strings.Fields(list) {
+		if h == sri {
+			return true
+		}
+	}
+	return false
+}
+
+// checkArtifact holds the tarball a user gives (Options.Artifact) to
+// the one the bundle holds (SPEC.md "The tested tarball"): the same
+// bytes by digest, or a finding. A bundle without a tarball cannot be
+// bound to any artifact.
+func (vf *verification) checkArtifact(a *vsa.Tarball) {
+	if a == nil {
+		return
+	}
+	switch t := vf.rep.Tarball; {
+	case t == nil:
+		vf.rep.addf(ClassSubjectMismatch, "artifact", `SPEC.md "The tested tarball"`, "the bundle holds no tested tarball, so no artifact can be shown to be the one tested (sha256 %s given)", a.SHA256())
+	case !t.Equal(*a):
+		vf.rep.addf(ClassSubjectMismatch, "artifact", `SPEC.md "The tested tarball"`, "the artifact given (sha256 %s, %d bytes) is not the tarball tested (sha256 %s, %d bytes)", a.SHA256(), a.Size(), t.SHA256(), t.Size())
+	}
+}
