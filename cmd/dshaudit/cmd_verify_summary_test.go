@@ -13,9 +13,9 @@ import (
 
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/bundle"
-	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
+	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/vsa"
 )
 
