@@ -176,7 +176,7 @@ func runOptions(m *manifest.Manifest, o Options) (runner.Options, error) {
 		ro.Spec = m.Subject.Name + "@" + m.Subject.Version
 	default:
 		if o.PackageFile == "" {
-			return ro, fmt.Errorf("%w: the original tested a %s (%s@%s, sha256 %s) that the bundle does not hold (written before SPEC 1.15); give it with --package-file",
+			return ro, fmt.Errorf("%w: the original tested a %s (%s@%s, sha256 %s) that the bundle does not hold (written before specification version 1.15); give it with --package-file",
 				ErrPackageFile, m.Subject.Source, m.Subject.Name, m.Subject.Version, m.Subject.TarballSHA256)
 		}
 		ro.Spec = o.PackageFile

@@ -21,7 +21,7 @@ const fieldTarball = "static.evidence.tarball"
 // the tarball gives as pacote extracts it; a local source's metadata and
 // patch are the tarball's package.json and patch file. It sets
 // rep.Tarball, the only digests a summary names the package by. Without
-// a tarball (a bundle written before SPEC 1.15, or a static-only run
+// a tarball (a bundle written before specification version 1.15, or a static-only run
 // that had none) the subject's digests stay the writer's word
 // (listUnverified).
 func (vf *verification) checkTarball() {

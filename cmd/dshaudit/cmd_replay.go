@@ -62,7 +62,7 @@ digest), oci-layout:DIR or oci-archive:FILE (what an author attaches to a
 release).
 
 A local package is replayed from the tarball the bundle holds
-(static/package.tgz, SPEC 1.15). A bundle written before holds none: give
+(static/package.tgz, specification version 1.15). A bundle written before holds none: give
 the tarball or directory with --package-file; its sha256 must equal the
 recorded one. --package-file, when given, is used instead of the held one.
 

@@ -62,7 +62,7 @@ package.json; a declaration that names none is not backed.
 
 With --artifact TGZ, the package tarball you hold must be, byte for byte,
 the tarball the bundle holds and tested (static/package.tgz): otherwise, or
-when the bundle holds none (written before SPEC 1.15), verify fails with a
+when the bundle holds none (written before specification version 1.15), verify fails with a
 subject-mismatch finding on "artifact".
 
 Given several bundles or a directory, every *.dshaudit.tar.zst under the

@@ -289,7 +289,7 @@ func TestSummaryNamesHeldTarball(t *testing.T) {
 		t.Fatalf("verify-summary --artifact another tarball: exit %d\n%s", code, out)
 	}
 
-	// Before SPEC 1.15: no tarball held, the subject's digests the writer's word.
+	// Before specification version 1.15: no tarball held, the subject's digests the writer's word.
 	legacy := vecDir + "legacy_no_tarball.dshaudit.tar.zst"
 	lsum := filepath.Join(dir, "legacy.json")
 	code, out, stderr := runCLI(t, "verify", legacy, "--key", vecKey, "--summary", lsum, "--summary-key", kf.PrivatePath)

@@ -41,7 +41,7 @@ type gen struct {
 	// verifier benchmark's hostile metadata).
 	metadata func(pkg []byte) []byte
 	// legacy, when set, leaves the tested tarball out of the bundle, as
-	// a writer before SPEC 1.15 did, its digests kept in the subject.
+	// a writer before specification version 1.15 did, its digests kept in the subject.
 	legacy bool
 }
 
@@ -135,7 +135,7 @@ func (g *gen) valid() error {
 	if err := g.emit("certified_named_plugin", "valid: the hello capture with the plugin renamed certified-hello-dsh-plugin everywhere", c, "verified", nil, "pass"); err != nil {
 		return err
 	}
-	// A bundle written before SPEC 1.15 holds no tarball: it verifies,
+	// A bundle written before specification version 1.15 holds no tarball: it verifies,
 	// its subject digests shown as the writer's word.
 	g.legacy = true
 	c, err = g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, nil)
@@ -143,7 +143,7 @@ func (g *gen) valid() error {
 	if err != nil {
 		return fmt.Errorf("legacy_no_tarball: %w", err)
 	}
-	if err := g.emit("legacy_no_tarball", "valid: the hello capture as a writer before SPEC 1.15 wrote it: no tested tarball held, its digests in the subject are the writer's word", c, "verified", nil, "pass"); err != nil {
+	if err := g.emit("legacy_no_tarball", "valid: the hello capture as a writer before specification version 1.15 wrote it: no tested tarball held, its digests in the subject are the writer's word", c, "verified", nil, "pass"); err != nil {
 		return err
 	}
 	// static only: T0 without the dynamic layer.
