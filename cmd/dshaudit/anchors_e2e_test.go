@@ -1,6 +1,10 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,4 +178,82 @@ func checkSummaryAnchors(t *testing.T, bundle, pub, purl string) {
 		t.Fatalf("slsa-verifier refused: %v\n%s", err, out)
 	}
 	t.Logf("summary of %s accepted by verify-summary, cosign and slsa-verifier", filepath.Base(bundle))
+
+	// The package subject is the tarball the run tested, held in the
+	// bundle (SPEC.md "The tested tarball"): the three accept it and
+	// refuse another tarball of the same name and version.
+	tested := heldTarball(t, bundle, dir)
+	other := otherPayload(t, tested)
+	if code, out, _ := runCLI(t, "verify", bundle, "--key", pub, "--artifact", tested); code != 0 {
+		t.Fatalf("verify --artifact the tested tarball: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "verify", bundle, "--key", pub, "--artifact", other); code != 1 {
+		t.Fatalf("verify --artifact another tarball: exit %d\n%s", code, out)
+	}
+	for _, c := range []struct {
+		tgz    string
+		accept bool
+	}{{tested, true}, {other, false}} {
+		code, out, _ := runCLI(t, "verify-summary", summary, "--key", kf.PublicPath, "--artifact", c.tgz, "--resource-uri", purl)
+		if (code == 0) != c.accept {
+			t.Errorf("verify-summary --artifact %s: exit %d, accept %v\n%s", c.tgz, code, c.accept, out)
+		}
+		cout, cerr := runTool(t, dir, cosign, "verify-blob-attestation", "--bundle", summary, "--key", kf.PublicPath,
+			"--type", vsa.PredicateType, "--insecure-ignore-tlog=true", c.tgz)
+		if (cerr == nil) != c.accept {
+			t.Errorf("cosign verify-blob-attestation %s: %v, accept %v\n%s", c.tgz, cerr, c.accept, cout)
+		}
+		sout, serr := runTool(t, dir, slsaVerifier, "verify-vsa", "--attestation-path", envelope, "--public-key-path", kf.PublicPath,
+			"--subject-digest", "sha256:"+fileSHA256(t, c.tgz), "--verifier-id", vsa.DefaultVerifierID,
+			"--resource-uri", purl, "--verified-level", vsa.DynamicLevel("pass"))
+		if (serr == nil) != c.accept {
+			t.Errorf("slsa-verifier verify-vsa --subject-digest of %s: %v, accept %v\n%s", c.tgz, serr, c.accept, sout)
+		}
+	}
+}
+
+// otherPayload writes beside tgz another tarball of the same package:
+// its entries and one more file, so the same name and version with a
+// different payload.
+func otherPayload(t *testing.T, tgz string) string {
+	t.Helper()
+	b, err := os.ReadFile(tgz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	tw := tar.NewWriter(zw)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(tw, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	extra := []byte("export const payload = 'another';\n")
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "package/lib/other.js", Size: int64(len(extra)), Mode: 0o644}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Write(extra)
+	tw.Close()
+	zw.Close()
+	p := filepath.Join(t.TempDir(), filepath.Base(tgz))
+	if err := os.WriteFile(p, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -237,7 +237,7 @@ func heldTarball(t *testing.T, vector, dir string) string {
 	if !ok {
 		t.Fatalf("%s holds no tarball", vector)
 	}
-	p := filepath.Join(dir, "hello-dsh-plugin-1.0.0.tgz")
+	p := filepath.Join(dir, "package.tgz")
 	if err := os.WriteFile(p, tgz, 0o644); err != nil {
 		t.Fatal(err)
 	}
