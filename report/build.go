@@ -160,6 +160,18 @@ func body(p *Page, rep *verify.Report, m *manifest.Manifest, arc *bundle.Archive
 		prov = Unverified
 	}
 	p.Facts = facts(m, prov)
+	// The tested tarball's digests are derived from the bytes the bundle
+	// holds (SPEC.md "The tested tarball"); without it the subject's
+	// integrity stays a recorded value (the result's unverified list
+	// names it).
+	if t := rep.Tarball; t != nil {
+		tp := Derived
+		if !rep.OK() {
+			tp = Unverified
+		}
+		p.Facts = append(p.Facts, Fact{Name: "Tested tarball", Field: "static.evidence.tarball",
+			Value: fmt.Sprintf("sha256:%s %s (%d bytes, held in the bundle)", t.SHA256(), t.Integrity(), t.Size()), Code: true, Prov: tp})
+	}
 	p.Deviations = m.Deviations
 	p.Conditions = append(append([]manifest.Condition{}, m.Conditions.Fixed...), m.Conditions.Variable...)
 	if rep.OK() {

@@ -25,7 +25,9 @@ type reportOptions struct {
 	limitFlags
 	Claim   string
 	Package string
-	Replay  string
+	// Artifact is a package tarball that must be the one tested.
+	Artifact string
+	Replay   string
 	Out     string
 	Layout  report.Layout
 	JSON    bool
@@ -63,7 +65,7 @@ func pageResult(e report.Entry, page string) reportPage {
 func newReportCmd(s *streams) *cobra.Command {
 	o := &reportOptions{}
 	c := &cobra.Command{
-		Use:   "report BUNDLE (--key PUB | --trusted-root FILE ...) [--claim FILE] [--replay FILE] [-o report.html] | report BUNDLE|DIR... -o SITE/",
+		Use:   "report BUNDLE (--key PUB | --trusted-root FILE ...) [--claim FILE] [--artifact TGZ] [--replay FILE] [-o report.html] | report BUNDLE|DIR... -o SITE/",
 		Short: "Write a self-contained HTML page of a bundle's verification",
 		Long: `report verifies a bundle exactly as verify does and writes what it found as
 one self-contained HTML page: verified or not verified first, with every
@@ -75,6 +77,8 @@ the re-derived T0 clause table; each deviation; the fingerprint and the
 image digest; and every stage's evidence with line numbers, the first_error
 line highlighted and linked from the summary. With --replay, the result of
 dshaudit replay --json is shown beside it (as given: it is not signed).
+With --artifact TGZ, the package tarball you hold must be the one the
+bundle holds and tested, as for verify --artifact; a finding otherwise.
 
 The page is built from the verification result, never from the bundle's
 claims: values only the manifest records are labelled recorded (or
@@ -111,6 +115,7 @@ Exit codes:
 	o.Trust.register(f)
 	f.StringVar(&o.Claim, "claim", "", "check the declarations of conformity in this README, text or package tarball")
 	f.StringVar(&o.Package, "package", "", "with --claim: the NAME@VERSION the claim is for")
+	f.StringVar(&o.Artifact, "artifact", "", "require this package tarball to be the one the bundle tested (by digest)")
 	f.StringVar(&o.Replay, "replay", "", "show this result of dshaudit replay --json")
 	f.StringVarP(&o.Out, "output", "o", "", "the page to write (default: stdout); with many bundles, a directory")
 	f.BoolVar(&o.JSON, "json", false, "with -o: print what was written as one object ("+ReportMediaType+")")
@@ -146,8 +151,8 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 	}
 	single := len(o.Bundles) == 1 && len(paths) == 1 && paths[0] == o.Bundles[0]
 	if !single {
-		if o.Claim != "" || o.Replay != "" {
-			return fmt.Errorf("%w: --claim and --replay go with one bundle file", ErrUsage)
+		if o.Claim != "" || o.Replay != "" || o.Artifact != "" {
+			return fmt.Errorf("%w: --claim, --artifact and --replay go with one bundle file", ErrUsage)
 		}
 		if o.Out == "" {
 			return fmt.Errorf("%w: with many bundles, -o names the directory to write", ErrUsage)
@@ -156,6 +161,13 @@ func runReport(cmd *cobra.Command, o *reportOptions, s *streams) error {
 			return fmt.Errorf("%w: no *%s file under %s", ErrUsage, manifest.BundleSuffix, strings.Join(o.Bundles, ", "))
 		}
 		return runReportSite(cmd, o, s, paths, opts)
+	}
+	if o.Artifact != "" {
+		a, err := artifactDigests(o.Artifact)
+		if err != nil {
+			return err
+		}
+		opts.Artifact = &a
 	}
 	in := report.Input{Name: paths[0], Verify: opts, Layout: o.Layout}
 	if in.Raw, err = os.ReadFile(paths[0]); err != nil {

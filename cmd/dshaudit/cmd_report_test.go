@@ -10,6 +10,9 @@ import (
 
 func TestReportExitCodes(t *testing.T) {
 	dir := t.TempDir()
+	tested := heldTarball(t, vecDir+"pass.dshaudit.tar.zst", dir)
+	other := filepath.Join(dir, "other.tgz")
+	os.WriteFile(other, []byte("another tarball"), 0o644)
 	notReplay := filepath.Join(dir, "replay.json")
 	os.WriteFile(notReplay, []byte(`{"media_type":"application/json"}`), 0o644)
 	for _, c := range []struct {
@@ -26,6 +29,9 @@ func TestReportExitCodes(t *testing.T) {
 		{"claim backed", []string{"report", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/backed-readme.md", "--package", "hello-dsh-plugin@1.0.0"}, 0, "<strong>claim backed</strong>", ""},
 		{"claim contradicts", []string{"report", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--claim", "../../testdata/claims/wrong-date.md"}, 1, "<strong>claim contradicts bundle</strong>", ""},
 		{"site", []string{"report", vecDir, "--key", vecKey, "-o", filepath.Join(dir, "site")}, 1, "not verified", "site/index.html"},
+		{"artifact tested", []string{"report", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--artifact", tested, "-o", filepath.Join(dir, "a.html")}, 0, "verified, pass", "a.html"},
+		{"artifact other", []string{"report", vecDir + "pass.dshaudit.tar.zst", "--key", vecKey, "--artifact", other, "-o", filepath.Join(dir, "o.html")}, 1, "", "o.html"},
+		{"artifact with many", []string{"report", vecDir, "--key", vecKey, "-o", dir, "--artifact", tested}, 2, "", ""},
 		{"no policy", []string{"report", vecDir + "pass.dshaudit.tar.zst"}, 2, "", ""},
 		{"many without -o", []string{"report", vecDir, "--key", vecKey}, 2, "", ""},
 		{"claim with many", []string{"report", vecDir, "--key", vecKey, "-o", dir, "--claim", "../../testdata/claims/backed-readme.md"}, 2, "", ""},
