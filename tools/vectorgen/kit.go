@@ -37,6 +37,9 @@ type KitCase struct {
 	Verdict     string   `json:"verdict"`
 	// Field, when set, is a manifest field a finding of Classes[0] names.
 	Field string `json:"field,omitempty"`
+	// Spec, when set, is the heading of the SPEC.md section whose
+	// decision the case pins.
+	Spec string `json:"spec,omitempty"`
 }
 
 // KitIndex is the kit's index.json.
@@ -69,7 +72,7 @@ func (g *gen) writeKit(dir string) error {
 	k := &kit{g: g, dir: dir}
 	for _, v := range g.vectors {
 		k.cases = append(k.cases, KitCase{Name: "vector_" + v.Name, File: rel + "/" + v.File, Family: "vector", Description: v.Description,
-			Status: v.Status, Classes: v.Classes, Verdict: v.Verdict, Field: v.Field})
+			Status: v.Status, Classes: v.Classes, Verdict: v.Verdict, Field: v.Field, Spec: v.Spec})
 	}
 	for _, name := range slices.Sorted(maps.Keys(g.bases)) {
 		if err := k.base(name, g.bases[name]); err != nil {

@@ -39,6 +39,9 @@ type lie struct {
 	// it is repacked to agree with the recorded metadata and patch
 	// (lieCtx.repack), so that each lie says one thing.
 	keepTarball bool
+	// spec, when set, is the heading of the SPEC.md section whose
+	// decision the lie pins.
+	spec string
 }
 
 // lieCtx is the bundle being edited.
@@ -214,7 +217,7 @@ func reclaim(m *manifest.Manifest, files map[string][]byte) {
 }
 
 func (g *gen) lying() error {
-	for _, l := range append(append(append(lies(), consumerLies()...), rebuildLies()...), tarballLies()...) {
+	for _, l := range append(append(append(append(lies(), consumerLies()...), rebuildLies()...), tarballLies()...), decisionLies()...) {
 		base := g.pass
 		if l.base != "" {
 			base = g.bases[l.base]
@@ -248,6 +251,10 @@ func (g *gen) lying() error {
 		if err := g.emitLie("lie_"+l.name, "lying: "+l.desc, signed, status, classes, l.verdict, l.field); err != nil {
 			return err
 		}
+		if l.spec == "" {
+			l.spec = lieSpecs[l.name]
+		}
+		g.vectors[len(g.vectors)-1].Spec = l.spec
 	}
 	return nil
 }

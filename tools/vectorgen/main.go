@@ -32,6 +32,9 @@ type Vector struct {
 	// must report: its class and the manifest field it names.
 	Class string `json:"class,omitempty"`
 	Field string `json:"field,omitempty"`
+	// Spec, when set, is the SPEC.md section whose decision the vector
+	// pins (its heading, as "Conformance kit" says).
+	Spec string `json:"spec,omitempty"`
 }
 
 // Index is vectors.json.

@@ -16,10 +16,13 @@ import (
 type truth struct {
 	name, desc, verdict string
 	edit                func(c *lieCtx)
+	// spec, when set, is the heading of the SPEC.md section whose
+	// decision the variant pins.
+	spec string
 }
 
 func truths() []truth {
-	return []truth{
+	return append([]truth{
 		{name: "true_standard_conditions", verdict: "pass",
 			desc: "every condition the standard's (the baseline dsh, the verbatim commands, the reference writer's profile and isolation) and no deviation: usable for certification",
 			edit: func(c *lieCtx) { c.standardRun() }},
@@ -59,7 +62,7 @@ func truths() []truth {
 			edit: func(c *lieCtx) {
 				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\ndsh web: opening the default browser; pass --no-open to disable\n")
 			}},
-	}
+	}, decisionTruths()...)
 }
 
 // truthful emits the true variants of the pass vector.
@@ -92,6 +95,7 @@ func (g *gen) truthful() error {
 		if err := g.emit(tr.name, "valid: "+tr.desc, &contents{m: c.m, raw: raw, sig: sig, files: c.files}, "verified", nil, tr.verdict); err != nil {
 			return err
 		}
+		g.vectors[len(g.vectors)-1].Spec = tr.spec
 	}
 	return nil
 }
