@@ -28,9 +28,10 @@
 # the entry limit, one list of digits, whose name and version the
 # verifier reads as T1 installed the package (SPEC.md "What the verifier
 # cross-checks", class 6); worstprofile-60MiB has each T1's profile
-# package.json (16 MiB each) so; worstdecl-60MiB has a 16 MiB
-# EntryOptions declaration of one-character members (a hand-made bundle:
-# the runner refuses to record one clause 5.1.6 cannot read);
+# package.json (16 MiB each) so; worstdecl-60MiB has an EntryOptions
+# declaration of one-character members at the static input bound
+# (256 KiB), the largest the verifier parses (a hand-made bundle: the
+# runner refuses to record one clause 5.1.6 cannot read);
 # worstline-60MiB has each T4 stdout one 15 MiB line of escape bytes;
 # worstmanifest-60MiB has a manifest of
 # 8 MiB (the manifest limit) of empty warnings on one clause, signed.
@@ -44,10 +45,43 @@
 # Usage: scripts/bench-verify.sh [RUNS]   (default 5; DIR_RUNS, default 21,
 # is the number of rounds of the 270-bundle verify DIR runs, LARGE_RUNS,
 # default 5, of the 2,700-bundle ones)
+#        scripts/bench-verify.sh --check   (no timing: writes every bench
+# bundle and verifies each once; exits 1 when one cannot be written or
+# does not verify. scripts/test.sh runs it, so that the benchmark cannot
+# stop working unnoticed; about a minute on an idle 2-core machine)
 # Needs: zstd, sha256sum, /usr/bin/time, jq, taskset
-# (apt-get install zstd time jq util-linux).
+# (apt-get install zstd time jq util-linux); --check needs only go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BENCH_BUNDLES=(pass t1log-1MiB t1log-60MiB t3dump-1MiB t3dump-60MiB worst-60MiB worstpatch-60MiB worstmeta-60MiB worstprofile-60MiB worstdecl-60MiB worstline-60MiB worstmanifest-60MiB)
+if [[ ${1:-} == --check ]]; then
+	WORK=$(mktemp -d /tmp/dshaudit-bench-check.XXXXXX)
+	trap 'rm -rf "$WORK"' EXIT
+	go build -o "$WORK/dshaudit" ./cmd/dshaudit
+	go run ./tools/vectorgen -evidence testdata/dsh-evidence -out testdata/vectors -bench "$WORK/b" ||
+		{ echo "bench-verify --check: tools/vectorgen -bench did not write the bench bundles" >&2; exit 1; }
+	bad=0
+	for b in "${BENCH_BUNDLES[@]}"; do
+		f=$WORK/b/$b.dshaudit.tar.zst
+		s=${EPOCHREALTIME//[!0-9]/}
+		if [[ ! -f $f ]]; then
+			echo "bench-verify --check: $b: not written" >&2
+			bad=1
+		elif "$WORK/dshaudit" verify "$f" --key testdata/vectors/keys/signer.pub >"$WORK/out.txt" 2>&1; then
+			echo "$b: $(grep '^RESULT:' "$WORK/out.txt") ($(( (${EPOCHREALTIME//[!0-9]/} - s) / 1000 )) ms, one run, not a measurement)"
+		else
+			echo "bench-verify --check: $b does not verify:" >&2
+			grep -A20 '^findings' "$WORK/out.txt" | cut -c1-400 >&2 || tail -5 "$WORK/out.txt" >&2
+			bad=1
+		fi
+	done
+	extra=$(find "$WORK/b" -name '*.dshaudit.tar.zst' | wc -l)
+	if [[ $extra -ne ${#BENCH_BUNDLES[@]} ]]; then
+		echo "bench-verify --check: vectorgen wrote $extra bundles, this script lists ${#BENCH_BUNDLES[@]}: add the new ones to BENCH_BUNDLES" >&2
+		bad=1
+	fi
+	exit "$bad"
+fi
 RUNS=${1:-5}
 DIR_RUNS=${DIR_RUNS:-21}
 LARGE_RUNS=${LARGE_RUNS:-5}
@@ -103,7 +137,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   CPUs: $(nproc)   b
 echo "median of $RUNS runs each; cpu = user + system time; wall time on a loaded machine mostly measures the queue"
 printf '| %-19s | %9s | %-16s | %-23s | %-23s | %-13s | %9s |\n' bundle "file" result "verify wall (cpu)" "zstd -dc | sha256sum" "ratio wall (cpu)" "peak RSS"
 printf '|%s|%s|%s|%s|%s|%s|%s|\n' --------------------- ----------- ------------------ ------------------------- ------------------------- --------------- -----------
-for b in pass t1log-1MiB t1log-60MiB t3dump-1MiB t3dump-60MiB worst-60MiB worstpatch-60MiB worstmeta-60MiB worstprofile-60MiB worstdecl-60MiB worstline-60MiB worstmanifest-60MiB; do
+for b in "${BENCH_BUNDLES[@]}"; do
 	f=$WORK/b/$b.dshaudit.tar.zst
 	"$BIN" verify "$f" --key "$KEY" >"$WORK/out.txt" 2>&1 || true
 	result=$(grep '^RESULT:' "$WORK/out.txt" | cut -d' ' -f2-)

@@ -61,6 +61,12 @@ echo "== go test on docker (engine, runner, replay: the same tests, DSHAUDIT_TES
 DSHAUDIT_TEST_ENGINE=docker DSHAUDIT_E2E_ENGINE=docker \
 	go test -p 1 -count=1 -timeout 45m ./engine/ ./runner/ ./replay/ 2>&1 | tee "$dlog" || status=1
 
+# The benchmark's bundles (scripts/bench-verify.sh): each written by
+# tools/vectorgen -bench and verified once, untimed, so that the
+# benchmark cannot stop working unnoticed (issue 48).
+echo "== bench bundles (scripts/bench-verify.sh --check)"
+timeout 600 bash scripts/bench-verify.sh --check || status=1
+
 # 100,000 executions (about 10 s here). -fuzzminimizetime=100x: go
 # test's default gives each new input up to 60 s of minimization, and with
 # a fresh fuzz cache (a new machine) nearly the whole smoke went to it:

@@ -184,11 +184,30 @@ type converter struct {
 	flow    bool                  // inside a flow collection
 	src     []byte
 	lines   []int // offsets of line starts in src, made on first use
+	cur     cursor
+}
+
+// cursor is the converter's last position in src, on one line, so that
+// offset resumes from it for a later column of the same line: nodes are
+// visited in source order, and a 256 KiB dump written on one line (a flow
+// list) made every node's offset walk the line from its start, quadratic
+// in the line (minutes for the dump limit's worth of "0,").
+type cursor struct {
+	line, col, off int
+	last           byte // the last byte that is not a space or a tab, of characters 1 to col-1
+	zero           bool // a NUL byte starts one of characters 1 to col-1
 }
 
 // before returns the last byte before a node's position on its line that
 // is not a space, or 0.
 func (c *converter) before(line, col int) byte {
+	if c.offset(line, col) >= 0 {
+		// The cursor is at col: it has read characters 1 to col-1.
+		if c.cur.zero {
+			return 0
+		}
+		return c.cur.last
+	}
 	var last byte
 	for i := 1; i < col; i++ {
 		b := c.at(line, i)
@@ -219,16 +238,26 @@ func (c *converter) offset(line, col int) int {
 	if line > len(c.lines) {
 		return -1
 	}
-	off := c.lines[line-1]
-	for i := 1; off < len(c.src); i++ {
-		if i == col {
-			return off
+	cur := &c.cur
+	if cur.line != line || col < cur.col {
+		*cur = cursor{line: line, col: 1, off: c.lines[line-1]}
+	}
+	for cur.off < len(c.src) {
+		if cur.col == col {
+			return cur.off
 		}
-		if c.src[off] == '\n' {
+		b := c.src[cur.off]
+		if b == '\n' {
 			return -1
 		}
-		_, size := utf8.DecodeRune(c.src[off:])
-		off += size
+		if b == 0 {
+			cur.zero = true
+		} else if b != ' ' && b != '\t' {
+			cur.last = b
+		}
+		_, size := utf8.DecodeRune(c.src[cur.off:])
+		cur.off += size
+		cur.col++
 	}
 	return -1
 }
@@ -247,11 +276,10 @@ func (c *converter) restOfLine(line, col int) []byte {
 	if off < 0 {
 		return nil
 	}
-	end := bytes.IndexByte(c.src[off:], '\n')
-	if end < 0 {
-		return c.src[off:]
+	if line < len(c.lines) {
+		return c.src[off : c.lines[line]-1] // up to the line's "\n"
 	}
-	return c.src[off : off+end]
+	return c.src[off:]
 }
 
 // properties skips the node's properties (a tag and an anchor, in either

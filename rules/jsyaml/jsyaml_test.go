@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 )
 
 // Directed cases of "YAML as dsh reads it" (SPEC.md "Consumers"): the
@@ -111,4 +112,31 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoadOneLongLine loads the costliest dump the T3 limit admits, a
+// flow list of "0" scalars and flow mappings on one 256 KiB line: each
+// node's position is found from the last one's, not from the line's start
+// (that was quadratic in the line, minutes for the bench bundle
+// worst-60MiB, issue 48). The bound is generous; the load takes
+// milliseconds.
+func TestLoadOneLongLine(t *testing.T) {
+	for _, item := range []string{"0,", "{a: 0, b: 1},"} {
+		src := []byte("[")
+		for len(src) < 256<<10 {
+			src = append(src, item...)
+		}
+		src = append(src, "0]\n"...)
+		start := time.Now()
+		v, _, err := Load(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%q: %d bytes on one line loaded in %v", item, len(src), d)
+		}
+		if v == nil || len(v.Items) < 1000 {
+			t.Errorf("%q: %v", item, v)
+		}
+	}
 }

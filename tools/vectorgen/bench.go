@@ -49,8 +49,9 @@ type benchCase struct {
 	// the T1 rule reads its dependencies, and so does the verifier.
 	hostileProfile bool
 	// hostileDeclaration also replaces the EntryOptions declaration with
-	// one of bundle.DefaultMaxEntrySize of one-character members, which
-	// clause 5.1.6 and the verifier's class 9 check read.
+	// one of rules.MaxPatchSize (the default static input bound) of
+	// one-character members, which clause 5.1.6 and the verifier's class
+	// 9 check read.
 	hostileDeclaration bool
 	// hostileLine replaces each T4 stdout with one line of size/2 bytes
 	// of escape bytes, the costliest text per byte for the line rules to
@@ -74,9 +75,10 @@ var benchCases = []benchCase{
 	// worst-60MiB with 32 of its 60 MiB the two profile package.json
 	// files, the T1 log 28 MiB.
 	{name: "worstprofile-60MiB", stage: rules.T1, size: 28 << 20, hostileDump: true, hostileProfile: true},
-	// worst-60MiB with 16 of its 60 MiB the entry declaration, the T1
-	// log 44 MiB.
-	{name: "worstdecl-60MiB", stage: rules.T1, size: 44 << 20, hostileDump: true, hostileDeclaration: true},
+	// worst-60MiB with the costliest entry declaration the verifier still
+	// parses (rules.MaxPatchSize): a larger one is left unread, and a
+	// dynamic bundle without a readable declaration does not verify.
+	{name: "worstdecl-60MiB", stage: rules.T1, size: 60 << 20, hostileDump: true, hostileDeclaration: true},
 	// Each T4 output one line of 15 MiB of escape bytes: 60 MiB in all
 	// with merged.
 	{name: "worstline-60MiB", stage: rules.T4, size: 30 << 20, hostileLine: true},
@@ -90,8 +92,9 @@ var benchCases = []benchCase{
 // and merged of both repetitions) totals about size bytes:
 //   - T1: each stdout is the real T1 stdout followed by pnpm progress lines
 //     with pseudo-random counts (seeded, so the bytes are reproducible).
-//   - T3: each stdout is the real dump repeated whole: one YAML list, the
-//     largest dump of whole copies that keeps the stage within size. A
+//   - T3: each stdout is the real dump repeated whole, each copy's root
+//     ids renamed (renameRootItems): one YAML list, the largest dump of
+//     whole copies that keeps the stage within size. A
 //     dump above rules.DefaultMaxDumpSize derives config_failed, so T4 is
 //     not executed in that bundle.
 func (g *gen) writeBench(dir string) error {
@@ -144,7 +147,7 @@ func (g *gen) writeBench(dir string) error {
 			return fmt.Errorf("%s: no verdict derived", bc.name)
 		}
 		if bc.hostileDeclaration {
-			if c, err = g.replaceDeclaration(c, hostileDeclaration(bundle.DefaultMaxEntrySize)); err != nil {
+			if c, err = g.replaceDeclaration(c, hostileDeclaration(rules.MaxPatchSize)); err != nil {
 				return fmt.Errorf("%s: %w", bc.name, err)
 			}
 		}
@@ -256,13 +259,35 @@ func grow(r *assemble.StageRun, size int) {
 			}
 		}
 	default:
+		// Each copy after the first has its root ids and names renamed
+		// ("c1-timer", ...): a root id twice in the dump is a conflict (SPEC.md "T3
+		// mount"), so whole copies would make T3 installs_but_not_registered
+		// and the runner would refuse a T4 after it.
 		dump := r.Stdout
-		for 2*(out.Len()+len(dump))+len(r.Stderr) <= size {
-			out.Write(dump)
+		for n := 1; ; n++ {
+			cp := renameRootItems(dump, n)
+			if 2*(out.Len()+len(cp))+len(r.Stderr) > size {
+				break
+			}
+			out.Write(cp)
 		}
 	}
 	r.Stdout = out.Bytes()
 	r.Merged = append(append([]byte{}, r.Stdout...), r.Stderr...)
+}
+
+// renameRootItems returns dump, a T3 dump, with the id and the name of each
+// root list item prefixed by "c<n>-" (a quoted name becomes a plain
+// scalar that names no package): a copy of the plugin's entry under its
+// own name would be an entry the recorded patch does not insert (SPEC.md
+// "What the verifier cross-checks").
+func renameRootItems(dump []byte, n int) []byte {
+	prefix := fmt.Appendf(nil, "- id: c%d-", n)
+	out := bytes.ReplaceAll(dump, []byte("\n- id: "), append([]byte("\n"), prefix...))
+	if bytes.HasPrefix(out, []byte("- id: ")) {
+		out = append(prefix, out[len("- id: "):]...)
+	}
+	return bytes.ReplaceAll(out, []byte("\n  name: "), fmt.Appendf(nil, "\n  name: c%d-", n))
 }
 
 // writeBundle archives c with the package's own writer.
