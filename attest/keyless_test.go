@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -271,4 +272,30 @@ func TestKeylessFailures(t *testing.T) {
 			wantErr(t, err, c.want)
 		})
 	}
+}
+
+// TestKeylessRunnerPolicy: a certificate without the build signer
+// extensions (the virtual Fulcio's) fails the runner policy, naming the
+// workflow wanted; without the policy the same bundle verifies and
+// names no audit workflow.
+func TestKeylessRunnerPolicy(t *testing.T) {
+	vs := newVirtualSigstore(t)
+	sig := keylessBundle(t, vs, testIdentity, testIssuer, testManifest)
+	res, err := attest.Verify(sig, testManifest, keylessPolicy(vs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.AuditWorkflow != "" || res.Certificate == nil {
+		t.Errorf("without a runner policy: audit workflow %q, certificate %v", res.AuditWorkflow, res.Certificate)
+	}
+	const wf = "https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v0.1.0-test"
+	p := keylessPolicy(vs)
+	p.Keyless.Runner = &attest.RunnerPolicy{Workflow: wf}
+	_, err = attest.Verify(sig, testManifest, p)
+	wantErr(t, err, attest.ErrUntrustedSigner)
+	if err != nil && !strings.Contains(err.Error(), wf) {
+		t.Errorf("%v does not name %s", err, wf)
+	}
+	_, _, err = attest.VerifyPayload(sig, p)
+	wantErr(t, err, attest.ErrUntrustedSigner)
 }

@@ -86,6 +86,9 @@ func VerifyPayload(sigJSON []byte, policy Policy) ([]byte, *Result, error) {
 	}
 	out := &Result{}
 	recordSigner(out, policy, res)
+	if err := recordCertificate(out, policy, res, vc, nil); err != nil {
+		return nil, nil, err
+	}
 	return b.GetDsseEnvelope().GetPayload(), out, nil
 }
 

@@ -45,6 +45,11 @@ type KeylessPolicy struct {
 	// proves when the certificate signed, and nothing makes the
 	// signature publicly auditable.
 	InsecureIgnoreTlog bool
+	// Runner, when set, requires the certificate to name dshaudit's
+	// audit workflow at a release tag as its build signer, on a
+	// GitHub-hosted runner, and the signed tool version to be the tag's
+	// (SPEC.md "Verification policies").
+	Runner *RunnerPolicy
 }
 
 // maxTrustedRootSize bounds a trusted_root.json file.
@@ -87,6 +92,8 @@ func (p Policy) validate() error {
 		return fmt.Errorf("%w: certificate identity and identity regexp both given", ErrAmbiguousPolicy)
 	case k.OIDCIssuer != "" && k.OIDCIssuerRegexp != "":
 		return fmt.Errorf("%w: OIDC issuer and issuer regexp both given", ErrAmbiguousPolicy)
+	case k.Runner != nil && k.Runner.validate() != nil:
+		return k.Runner.validate()
 	case k.InsecureAnyIdentity && (hasSAN || hasIssuer):
 		return fmt.Errorf("%w: an identity rule and the any-identity waiver both given", ErrAmbiguousPolicy)
 	case k.InsecureAnyIdentity:

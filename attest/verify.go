@@ -66,18 +66,38 @@ func Verify(sigJSON, manifest []byte, policy Policy) (*Result, error) {
 	}
 	out := &Result{ManifestSHA256: hexDigest, Predicate: st.Predicate}
 	recordSigner(out, policy, res)
-	if c := res.Signature.Certificate; policy.Key == nil && c != nil {
-		out.Certificate = &signed.Certificate{
-			Identity: c.SubjectAlternativeName, Issuer: c.Extensions.Issuer,
-			SourceRepository: c.Extensions.SourceRepositoryURI, SourceRepositoryRef: c.Extensions.SourceRepositoryRef,
-			SourceRepositoryDigest: c.Extensions.SourceRepositoryDigest,
-			Workflow:               c.Extensions.BuildConfigURI, Trigger: c.Extensions.BuildTrigger, Run: c.Extensions.RunInvocationURI,
-		}
-		if leaf := vc.Certificate(); leaf != nil {
-			out.Certificate.NotBefore, out.Certificate.NotAfter = leaf.NotBefore.UTC(), leaf.NotAfter.UTC()
-		}
+	if err := recordCertificate(out, policy, res, vc, &st.Predicate.Tool); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// recordCertificate records what a keyless signer's certificate says in
+// out.Certificate and holds it to the policy's runner rule, if any, with
+// the signed tool (nil: not checked here).
+func recordCertificate(out *Result, policy Policy, res *verify.VerificationResult, vc verify.VerificationContent, tool *signed.Tool) error {
+	c := res.Signature.Certificate
+	if policy.Key != nil || c == nil {
+		return nil
+	}
+	out.Certificate = &signed.Certificate{
+		Identity: c.SubjectAlternativeName, Issuer: c.Extensions.Issuer,
+		SourceRepository: c.Extensions.SourceRepositoryURI, SourceRepositoryRef: c.Extensions.SourceRepositoryRef,
+		SourceRepositoryDigest: c.Extensions.SourceRepositoryDigest,
+		Workflow:               c.Extensions.BuildConfigURI, Trigger: c.Extensions.BuildTrigger, Run: c.Extensions.RunInvocationURI,
+		BuildSignerURI: c.Extensions.BuildSignerURI, BuildSignerDigest: c.Extensions.BuildSignerDigest,
+		RunnerEnvironment: c.Extensions.RunnerEnvironment,
+	}
+	if leaf := vc.Certificate(); leaf != nil {
+		out.Certificate.NotBefore, out.Certificate.NotAfter = leaf.NotBefore.UTC(), leaf.NotAfter.UTC()
+	}
+	if r := policy.Keyless.Runner; r != nil {
+		if err := r.check(out.Certificate, tool); err != nil {
+			return err
+		}
+		out.AuditWorkflow = out.Certificate.BuildSignerURI
+	}
+	return nil
 }
 
 // parseBundle parses at most MaxSignatureSize bytes of bundle JSON and

@@ -82,14 +82,15 @@ func Build(ctx context.Context, in Input) (*Page, error) {
 // header fills what comes from the verification result alone.
 func header(rep *verify.Report) *Page {
 	p := &Page{
-		Bundle:       rep.Bundle,
-		BundleSHA256: rep.BundleSHA256,
-		Verified:     rep.OK(),
-		Status:       string(rep.Status),
-		Signer:       rep.Signer,
-		Certificate:  rep.Certificate,
-		SignedAt:     rep.SignedAt,
-		Findings:     rep.Findings,
+		Bundle:        rep.Bundle,
+		BundleSHA256:  rep.BundleSHA256,
+		Verified:      rep.OK(),
+		Status:        string(rep.Status),
+		Signer:        rep.Signer,
+		Certificate:   rep.Certificate,
+		SignedAt:      rep.SignedAt,
+		AuditWorkflow: rep.AuditWorkflow,
+		Findings:      rep.Findings,
 	}
 	p.Title = "dshaudit report: " + rep.PackageID()
 	if rep.PackageID() == "" {

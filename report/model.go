@@ -24,7 +24,10 @@ type Page struct {
 	// certificate (CI extensions, validity) and verified timestamps.
 	Certificate *signed.Certificate
 	SignedAt    []time.Time
-	Findings    []verify.Finding
+	// AuditWorkflow is verify's: the audit workflow the runner policy
+	// accepted, "" when the evidence is the signer's word.
+	AuditWorkflow string
+	Findings      []verify.Finding
 	// Headline is the page's first line: the verification and the
 	// verdict together, the verdict the louder.
 	Headline Headline

@@ -28,6 +28,16 @@ func (r *Report) PackageID() string {
 	return r.Package.Name + "@" + r.Package.Version
 }
 
+// ProducedBy values.
+const (
+	// ProducedByAuditWorkflow: dshaudit's audit workflow produced the
+	// evidence, as the runner policy required.
+	ProducedByAuditWorkflow = "audit-workflow"
+	// ProducedBySigner: no runner policy was given; the evidence is the
+	// signer's word.
+	ProducedBySigner = "signer"
+)
+
 // Report is the outcome of verifying one bundle.
 type Report struct {
 	MediaType     string `json:"media_type"`
@@ -47,6 +57,13 @@ type Report struct {
 	// verified timestamps of the signature. Absent for key signatures.
 	Certificate *signed.Certificate `json:"certificate,omitempty"`
 	SignedAt    []time.Time         `json:"signed_at,omitempty"`
+	// ProducedBy says whose word the evidence is, once the signature
+	// verified: ProducedByAuditWorkflow when a runner policy held (the
+	// audit workflow AuditWorkflow, at a release tag on a GitHub-hosted
+	// runner, produced and signed it, and the signer could not change
+	// what ran), else ProducedBySigner (SPEC.md "Verification policies").
+	ProducedBy    string `json:"produced_by,omitempty"`
+	AuditWorkflow string `json:"audit_workflow,omitempty"`
 	// The fields below are read from the manifest; they are trustworthy
 	// only when Status is "verified".
 	// Package is the manifest's subject, the same object as the run

@@ -223,6 +223,10 @@ func (vf *verification) checkSignature(policy signed.Checker, signature []byte) 
 		return
 	}
 	rep.Signer = res.Signer
+	rep.ProducedBy, rep.AuditWorkflow = ProducedBySigner, res.AuditWorkflow
+	if res.AuditWorkflow != "" {
+		rep.ProducedBy = ProducedByAuditWorkflow
+	}
 	if res.Certificate != nil {
 		rep.Certificate, rep.SignedAt = res.Certificate, res.Timestamps
 	}

@@ -13,6 +13,11 @@ const (
 	UsableForCertification = "DSHIO_USABLE_FOR_CERTIFICATION"
 	DeviatedNotForCert     = "DSHIO_DEVIATED_NOT_FOR_CERTIFICATION"
 	NotForCertification    = "DSHIO_NOT_FOR_CERTIFICATION"
+	// AuditWorkflow: the verified bundle's signature met the runner
+	// policy, so dshaudit's audit workflow at a release tag, on a
+	// GitHub-hosted runner, produced the evidence (SPEC.md
+	// "Verification policies").
+	AuditWorkflow = "DSHIO_AUDIT_WORKFLOW"
 )
 
 // DynamicVerdicts are the verdict codes of a dynamic run (DSHIO/T 20
@@ -25,7 +30,7 @@ func AllLevels() []string {
 	for _, v := range DynamicVerdicts {
 		out = append(out, DynamicLevel(v))
 	}
-	return append(out, UsableForCertification, DeviatedNotForCert, NotForCertification, Failed)
+	return append(out, UsableForCertification, DeviatedNotForCert, NotForCertification, AuditWorkflow, Failed)
 }
 
 // DynamicLevel is the dynamic layer's value for a verdict code.
@@ -42,10 +47,13 @@ type Facts struct {
 	// Deviated: the bundle records deviations from the standard
 	// conditions. Usable: the result may back a certification.
 	Deviated, Usable bool
+	// AuditWorkflow: the runner policy held (verify.Report.AuditWorkflow).
+	AuditWorkflow bool
 }
 
 // Levels are the verifiedLevels of a verified bundle, in the order
-// static, dynamic, certification.
+// static, dynamic, certification, and AuditWorkflow last when the
+// runner policy held.
 func Levels(f Facts) []string {
 	var out []string
 	if f.ConformingStatic != nil {
@@ -65,6 +73,9 @@ func Levels(f Facts) []string {
 		out = append(out, DeviatedNotForCert)
 	default:
 		out = append(out, NotForCertification)
+	}
+	if f.AuditWorkflow {
+		out = append(out, AuditWorkflow)
 	}
 	return out
 }

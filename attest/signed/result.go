@@ -27,6 +27,11 @@ type Result struct {
 	ManifestSHA256 string
 	// Predicate is the signed dshaudit predicate.
 	Predicate Predicate
+	// AuditWorkflow is the build signer URI the runner policy accepted
+	// (KeylessPolicy.Runner): dshaudit's audit workflow at a release
+	// tag, on a GitHub-hosted runner. Empty without a runner policy: the
+	// evidence is then the signer's word.
+	AuditWorkflow string
 	// Timestamps are the verified observer timestamps (transparency log
 	// integrated time, RFC 3161); none for key-signed bundles.
 	Timestamps []time.Time
@@ -52,6 +57,14 @@ type Certificate struct {
 	Workflow string `json:"workflow,omitempty"`
 	Trigger  string `json:"trigger,omitempty"`
 	Run      string `json:"run,omitempty"`
+	// BuildSignerURI is the build signer URI (…1.9): on GitHub Actions
+	// the job_workflow_ref, the workflow file whose job signed, at its
+	// ref; for a reusable workflow that workflow, not the caller's.
+	// BuildSignerDigest is its commit (…1.10). RunnerEnvironment (…1.11)
+	// is "github-hosted" or "self-hosted".
+	BuildSignerURI    string `json:"build_signer_uri,omitempty"`
+	BuildSignerDigest string `json:"build_signer_digest,omitempty"`
+	RunnerEnvironment string `json:"runner_environment,omitempty"`
 	// NotBefore and NotAfter bound the certificate's validity.
 	NotBefore time.Time `json:"not_before"`
 	NotAfter  time.Time `json:"not_after"`

@@ -294,6 +294,17 @@ func printClaim(w io.Writer, st termtext.Style, name string, r *claim.Result) {
 	fmt.Fprintf(w, "CLAIM: %s\n", r.Outcome.Text())
 }
 
+// printProducedBy says whose word the evidence is, once the signature
+// verified (SPEC.md "Verification policies").
+func printProducedBy(w io.Writer, st termtext.Style, r *verify.Report) {
+	switch r.ProducedBy {
+	case verify.ProducedByAuditWorkflow:
+		fmt.Fprintf(w, "produced by:  the audit workflow %s on a GitHub-hosted runner (runner policy held: the signer could not change what ran)\n", st.Field(r.AuditWorkflow))
+	case verify.ProducedBySigner:
+		fmt.Fprintf(w, "produced by:  the signer's word (no runner policy: --certificate-audit-workflow)\n")
+	}
+}
+
 // printVerifyReport prints the result for a person. Every value read from
 // the bundle is escaped and bounded (st.Field, termtext.Table), so no
 // bundle text can start a line of its own: the RESULT line is always the
@@ -313,6 +324,7 @@ func printVerifyReport(w io.Writer, st termtext.Style, r *verify.Report) {
 		fmt.Fprintf(w, "signer:       %s\n", st.Field(r.Signer))
 	}
 	printCertificate(w, st, r.Certificate, r.SignedAt)
+	printProducedBy(w, st, r)
 	if r.Fingerprint != "" {
 		fmt.Fprintf(w, "fingerprint:  %s\n", st.Field(r.Fingerprint))
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -147,6 +148,9 @@ func runVerifySummary(o *verifySummaryOptions, s *streams) error {
 		}
 		res.Statement = st
 		res.Steps = append(res.Steps, vsa.Check(st, e)...)
+		if signer.AuditWorkflow != "" {
+			res.Steps = append(res.Steps, auditWorkflowStep(st, signer.AuditWorkflow))
+		}
 		res.Status = summaryNotAccepted
 		if vsa.Accepted(res.Steps) {
 			res.Status = summaryAccepted
@@ -163,6 +167,22 @@ func runVerifySummary(o *verifySummaryOptions, s *streams) error {
 		return silentError{ErrFindings}
 	}
 	return nil
+}
+
+// auditWorkflowStep holds a summary the runner policy's audit workflow
+// signed to that workflow's release: the summary's verifier version is
+// the tag's, and its levels carry vsa.AuditWorkflow (SPEC.md
+// "Verification policies").
+func auditWorkflowStep(st *vsa.Statement, workflow string) vsa.Step {
+	_, tag, _ := attest.SplitAuditWorkflow(workflow)
+	got := st.Predicate.Verifier.Version[vsa.VerifierComponent]
+	switch {
+	case !attest.SameVersion(tag, got):
+		return vsa.Step{Name: "audit-workflow", Outcome: vsa.StepFailed, Detail: fmt.Sprintf("the audit workflow %s signed, want verifier version %s, the summary says %q", workflow, tag, got)}
+	case !slices.Contains(st.Predicate.VerifiedLevels, vsa.AuditWorkflow):
+		return vsa.Step{Name: "audit-workflow", Outcome: vsa.StepFailed, Detail: fmt.Sprintf("the audit workflow %s signed, want %s in verifiedLevels, the summary has %q", workflow, vsa.AuditWorkflow, st.Predicate.VerifiedLevels)}
+	}
+	return vsa.Step{Name: "audit-workflow", Outcome: vsa.StepPassed, Detail: "produced by the audit workflow " + workflow + " on a GitHub-hosted runner"}
 }
 
 // printSummaryCheck prints the check for a person; every value from the

@@ -216,6 +216,8 @@ func printCertificate(w io.Writer, st termtext.Style, c *signed.Certificate, at 
 		{"workflow:", c.Workflow},
 		{"trigger:", c.Trigger},
 		{"run:", c.Run},
+		{"signer uri:", c.BuildSignerURI},
+		{"runner:", c.RunnerEnvironment},
 	} {
 		if l.val != "" {
 			fmt.Fprintf(w, "  %-12s%s\n", l.label, st.Field(l.val))

@@ -124,6 +124,7 @@ func summaryInput(rep *verify.Report, passed bool, verifierID string, now time.T
 			Verdict:          rep.DerivedVerdict,
 			Deviated:         len(rep.Deviations) > 0,
 			Usable:           rep.Usable,
+			AuditWorkflow:    rep.AuditWorkflow != "",
 		})
 	}
 	return in

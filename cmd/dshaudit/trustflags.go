@@ -23,6 +23,11 @@ type trustFlags struct {
 	OIDCIssuer          string
 	OIDCIssuerRegexp    string
 	InsecureAnyIdentity bool
+	// AuditWorkflow and AuditWorkflowRegexp are the runner policy
+	// (attest.RunnerPolicy): the evidence must come from dshaudit's
+	// audit workflow at a release tag, on a GitHub-hosted runner.
+	AuditWorkflow       string
+	AuditWorkflowRegexp string
 	// InsecureIgnoreSCT and InsecureIgnoreTlog waive the certificate
 	// timestamp and the log entry (keylessflags.go, registerIgnoreSCT).
 	InsecureIgnoreSCT  bool
@@ -37,6 +42,8 @@ func (o *trustFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&o.IdentityRegexp, "certificate-identity-regexp", "", "keyless: a regexp the certificate identity must match")
 	f.StringVar(&o.OIDCIssuer, "certificate-oidc-issuer", "", "keyless: the exact OIDC issuer")
 	f.StringVar(&o.OIDCIssuerRegexp, "certificate-oidc-issuer-regexp", "", "keyless: a regexp the OIDC issuer must match")
+	f.StringVar(&o.AuditWorkflow, "certificate-audit-workflow", "", "keyless: require the evidence to come from this audit workflow at a release tag, the certificate's build signer URI (e.g. https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v1.15.0), on a GitHub-hosted runner, with the tag's dshaudit version; stands for --certificate-identity when that is not given")
+	f.StringVar(&o.AuditWorkflowRegexp, "certificate-audit-workflow-regexp", "", "keyless: as --certificate-audit-workflow, a regexp the build signer URI must match (it must still name .github/workflows/audit.yml at refs/tags/…); stands for --certificate-identity-regexp when no identity rule is given")
 	f.BoolVar(&o.InsecureAnyIdentity, "insecure-any-identity", false, "keyless: accept any identity the trusted root certifies (unsafe)")
 	registerIgnoreSCT(f, o)
 }
@@ -51,6 +58,10 @@ func (o *trustFlags) policyWith(keyFlag string) (attest.Policy, error) {
 	var p attest.Policy
 	if (o.Key == "") == (o.TrustedRoot == "") {
 		return p, fmt.Errorf("%w: give exactly one of %s or --trusted-root", ErrUsage, keyFlag)
+	}
+	runner := o.AuditWorkflow != "" || o.AuditWorkflowRegexp != ""
+	if runner && o.Key != "" {
+		return p, fmt.Errorf("%w: --certificate-audit-workflow needs a keyless signature: give --trusted-root, not %s", ErrUsage, keyFlag)
 	}
 	if o.Key != "" {
 		k, err := attest.LoadPublicKey(o.Key)
@@ -73,6 +84,18 @@ func (o *trustFlags) policyWith(keyFlag string) (attest.Policy, error) {
 			InsecureAnyIdentity: o.InsecureAnyIdentity,
 			InsecureIgnoreSCT:   o.InsecureIgnoreSCT,
 			InsecureIgnoreTlog:  o.InsecureIgnoreTlog,
+		}
+		if runner {
+			// On GitHub Actions the certificate's identity is the
+			// job_workflow_ref too, so the workflow rule is the
+			// identity rule when none is given.
+			if o.Identity == "" && o.IdentityRegexp == "" && !o.InsecureAnyIdentity {
+				p.Keyless.Identity, p.Keyless.IdentityRegexp = o.AuditWorkflow, o.AuditWorkflowRegexp
+			}
+			p.Keyless.Runner = &attest.RunnerPolicy{Workflow: o.AuditWorkflow, WorkflowRegexp: o.AuditWorkflowRegexp}
+			if err := p.Keyless.Runner.Validate(); err != nil {
+				return p, fmt.Errorf("%w: --certificate-audit-workflow, --certificate-audit-workflow-regexp: %w", ErrUsage, err)
+			}
 		}
 	}
 	return p, nil
