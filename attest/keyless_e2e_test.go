@@ -92,7 +92,10 @@ func TestKeylessE2ESignVerify(t *testing.T) {
 		SourceRepositoryDigest: "0123456789abcdef0123456789abcdef01234567",
 		Workflow:               "https://github.com/dshaudit-e2e/hello-plugin/.github/workflows/release.yml@refs/tags/v1.0.0",
 		Trigger:                "push", Run: "https://github.com/dshaudit-e2e/hello-plugin/actions/runs/4242/attempts/1",
-		NotBefore: c.NotBefore, NotAfter: c.NotAfter,
+		BuildSignerURI:    testOIDCIdentity,
+		BuildSignerDigest: "0123456789abcdef0123456789abcdef01234567",
+		RunnerEnvironment: "github-hosted",
+		NotBefore:         c.NotBefore, NotAfter: c.NotAfter,
 	}
 	if *c != want {
 		t.Errorf("certificate\n got %+v\nwant %+v", *c, want)
