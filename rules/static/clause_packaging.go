@@ -117,9 +117,135 @@ func covers(item, p string) bool {
 	return false
 }
 
-// check531: a declared files array includes lib (or the directory of the
-// main entry) and covers the patch path. DSHIO/T 10 5.3.1, T 20 5.4.
+// dirProbe is the file under a directory by which 5.3.1 asks whether
+// the directory is published: a file no item naming single files of a
+// plugin names, so only an item publishing the whole directory (the
+// directory, a parent, "dir/**", a glob matching it) covers it.
 // SPEC.md "5.3.1 files array completeness".
+const dirProbe = "dshaudit-probe/probe"
+
+// readFilesArray splits files' string items into included and negated
+// items (without the "!"), as npm-packlist reads them (D5).
+func readFilesArray(files []string) (items, negated []filesItem) {
+	for _, str := range files {
+		if strings.HasPrefix(str, "!") {
+			negated = append(negated, readFilesItem(str[1:]))
+			continue
+		}
+		items = append(items, readFilesItem(str))
+	}
+	return items, negated
+}
+
+// published reports whether 5.3.1 reads the file p as published: an
+// item includes it and no negated item may exclude it (D5: which of the
+// two wins depends on the order and on files T0 does not see, so a
+// negation that may exclude p counts).
+func published(p string, items, negated []filesItem) bool {
+	in := false
+	for _, it := range items {
+		if it.includes(p) {
+			in = true
+			break
+		}
+	}
+	if !in {
+		return false
+	}
+	for _, n := range negated {
+		if n.excludes(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// dirPublished reports whether 5.3.1 reads the whole directory d (not
+// the package root) as published: an item publishes its probe file as
+// publishesDir says, and no negated item may exclude it.
+func dirPublished(d string, items, negated []filesItem) bool {
+	p := d + "/" + dirProbe
+	in := false
+	for _, it := range items {
+		if it.publishesDir(p) {
+			in = true
+			break
+		}
+	}
+	if !in {
+		return false
+	}
+	for _, n := range negated {
+		if n.excludes(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// publishesDir reports whether the item publishes the file p, a file
+// under a directory no item names by its file name, as npm-packlist 10
+// does: an item naming a directory publishes everything under it (npm
+// adds "dir/**"); "x/*" is read as "x/**"; any other glob publishes only
+// the paths it matches itself, never the contents of a directory it
+// matches ("lib*" and "li?" publish no file of lib: TestFilesAsNPMPacklist
+// found it).
+func (it filesItem) publishesDir(p string) bool {
+	item := it.path
+	if item == "" || strings.HasPrefix(item, "./") || strings.Contains(item, "/./") || strings.Contains(item, "//") {
+		return false
+	}
+	if strings.HasSuffix(item, "/*") {
+		item += "*"
+	}
+	if !strings.ContainsAny(item, "*?[\\") {
+		return strings.HasPrefix(p, item+"/")
+	}
+	if strings.Contains(item, "**") {
+		return covers(item, p)
+	}
+	ok, err := path.Match(item, p)
+	return err == nil && ok
+}
+
+// entryFile is the entry file as clause 5.2.3 declares it, normalised as
+// a files item is: main when it is a non-empty string, else exports' root
+// target (exports a string, or exports["."] a string, or the "default",
+// "require" or "import" condition of either, first found). "" when none
+// is declared in a form read here.
+func entryFile(pkg map[string]any) (file string, isMain bool) {
+	if m, ok := pkg["main"].(string); ok && readFilesItem(m).path != "" {
+		return readFilesItem(m).path, true
+	}
+	var target func(v any, depth int) string
+	target = func(v any, depth int) string {
+		switch t := v.(type) {
+		case string:
+			return readFilesItem(t).path
+		case map[string]any:
+			if depth > 2 {
+				return ""
+			}
+			if r, ok := t["."]; ok && depth == 0 {
+				return target(r, depth+1)
+			}
+			for _, k := range []string{"default", "require", "import"} {
+				if r, ok := t[k]; ok {
+					if f := target(r, depth+1); f != "" {
+						return f
+					}
+				}
+			}
+		}
+		return ""
+	}
+	return target(pkg["exports"], 0), false
+}
+
+// check531: a declared files array publishes lib (or the directory
+// containing the entry file) and the entry file, and covers the patch
+// path, each read by what npm-packlist publishes. DSHIO/T 10 5.3.1,
+// T 20 5.4. SPEC.md "5.3.1 files array completeness".
 func check531(s *state) ClauseResult {
 	fv, ok := s.pkg["files"]
 	if !ok {
@@ -131,7 +257,7 @@ func check531(s *state) ClauseResult {
 		return ClauseResult{Status: NonConforming, Observed: "files is " + jsonKind(fv),
 			Message: "files shall be an array of path strings"}
 	}
-	var items, negated []filesItem
+	var strs []string
 	var probs []string
 	for i, x := range arr {
 		str, ok := x.(string)
@@ -139,30 +265,35 @@ func check531(s *state) ClauseResult {
 			probs = append(probs, fmt.Sprintf("files[%d] is %s, expected a string", i, jsonKind(x)))
 			continue
 		}
-		if strings.HasPrefix(str, "!") {
-			negated = append(negated, readFilesItem(str[1:]))
-			continue
-		}
-		items = append(items, readFilesItem(str))
+		strs = append(strs, str)
 	}
+	items, negated := readFilesArray(strs)
 	obs := "files has " + plural(len(arr), "item")
 
-	// Part 1: lib, or the directory containing the main entry.
-	main, _ := s.pkg["main"].(string)
-	main = normFilesPath(main)
-	libOK := false
-	for _, it := range items {
-		if strings.HasPrefix(it.path, "lib") || (main != "" && it.includes(main)) {
-			libOK = true
-			break
+	// Part 1: lib, or the directory containing the entry file, and the
+	// entry file itself. npm always publishes main (a strict rule of
+	// npm-packlist); an exports target only through files.
+	entry, isMain := entryFile(s.pkg)
+	libOK := dirPublished("lib", items, negated)
+	if !libOK && entry != "" {
+		if d := path.Dir(entry); d == "." {
+			libOK = published(entry, items, negated)
+		} else {
+			libOK = dirPublished(d, items, negated)
 		}
 	}
 	if !libOK {
-		want := "no item starts with lib"
-		if main != "" {
-			want += " or covers the main entry " + quote(main)
+		want := "files does not publish lib"
+		if entry != "" && path.Dir(entry) != "." && path.Dir(entry) != "lib" {
+			want += " or " + path.Dir(entry) + ", the directory containing the entry file " + quote(entry)
+		} else if entry != "" && path.Dir(entry) == "." {
+			want += " or the entry file " + quote(entry)
 		}
+		want += " (an item naming one file of it, or merely starting with lib, does not publish the directory; a negated item that may exclude it counts)"
 		probs = append(probs, want)
+	}
+	if entry != "" && !isMain && !published(entry, items, negated) {
+		probs = append(probs, "files does not publish the entry file "+quote(entry)+" (exports' target, which npm publishes only through files)")
 	}
 
 	// Part 2: the patch file, which needs clause 5.1.1's path.

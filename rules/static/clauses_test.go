@@ -457,10 +457,41 @@ func TestFilesAsPacklist(t *testing.T) {
 		{`["lib","*.yml","!cordis.patch.yml"]`, NonConforming},
 		{`["lib","cordis.patch.yml","!/cordis.patch.yml"]`, NonConforming},
 		{`["lib","cordis.patch.yml","!other.yml"]`, Conforming},
+		// lib is published as a directory, as npm-packlist reads it.
+		{`["library-notes.md","cordis.patch.yml"]`, NonConforming}, // starts with lib, publishes no lib
+		{`["lib","!lib/**","cordis.patch.yml"]`, NonConforming},
+		{`["lib","!lib","cordis.patch.yml"]`, NonConforming},
+		{`["lib/x.js","cordis.patch.yml"]`, NonConforming}, // one file of lib
+		{`["lib/","cordis.patch.yml"]`, Conforming},
+		{`["lib/**","cordis.patch.yml"]`, Conforming},
+		{`["lib*","cordis.patch.yml"]`, NonConforming}, // a glob matching lib publishes none of its files
+		{`["lib","!lib/x.js","cordis.patch.yml"]`, Conforming},
+		{`["lib","!*.md","cordis.patch.yml"]`, Conforming},
 	} {
 		pkg := `{"main":"lib/x.js","files":` + c.files + `,"dsh":{"bundle":{"patch":"./cordis.patch.yml"}}}`
 		if got := clause(t, Input{PackageJSON: []byte(pkg), Patch: []byte(okPatch)}, "5.3.1"); got.Status != c.want {
 			t.Errorf("files %s: %s, want %s: %s", c.files, got.Status, c.want, got.Message)
+		}
+	}
+	// The directory containing the entry file stands for lib; an exports
+	// target must be published through files (npm always publishes main).
+	for _, c := range []struct {
+		entry, files string
+		want         Status
+	}{
+		{`"main":"dist/index.js"`, `["dist","cordis.patch.yml"]`, Conforming},
+		{`"main":"dist/index.js"`, `["dist/index.js","cordis.patch.yml"]`, NonConforming},
+		{`"main":"dist/index.js"`, `["dist","!dist/**","cordis.patch.yml"]`, NonConforming},
+		{`"main":"index.js"`, `["index.js","cordis.patch.yml"]`, Conforming},
+		{`"main":"index.js"`, `["cordis.patch.yml"]`, NonConforming},
+		{`"exports":"./dist/index.js"`, `["dist","cordis.patch.yml"]`, Conforming},
+		{`"exports":{".":{"default":"./lib/index.js"}}`, `["lib","cordis.patch.yml"]`, Conforming},
+		{`"exports":{".":"./index.js"}`, `["lib","cordis.patch.yml"]`, NonConforming}, // lib, but not the entry file
+		{`"exports":{".":"./lib/index.js"}`, `["lib","!lib/index.js","cordis.patch.yml"]`, NonConforming},
+	} {
+		pkg := `{` + c.entry + `,"files":` + c.files + `,"dsh":{"bundle":{"patch":"./cordis.patch.yml"}}}`
+		if got := clause(t, Input{PackageJSON: []byte(pkg), Patch: []byte(okPatch)}, "5.3.1"); got.Status != c.want {
+			t.Errorf("%s, files %s: %s, want %s: %s", c.entry, c.files, got.Status, c.want, got.Message)
 		}
 	}
 }

@@ -73,6 +73,16 @@ func consumerLies() []lie {
 			edit: func(c *lieCtx) {
 				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"cordis.patch.yml"]`, `"cordis.patch.yml/"]`)
 			}},
+		{name: "files_lib_prefix_only", class: V, field: "static.report.clauses[10].status", verdict: "pass",
+			desc: "files lists library-notes.md, an item that merely starts with lib, instead of lib, so npm publishes no file of lib but the main entry, and 5.3.1 is still recorded conforming, as a reader of the criterion's \"an item starting with lib\" derives it",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `["lib", "cordis.patch.yml"]`, `["library-notes.md", "cordis.patch.yml"]`)
+			}},
+		{name: "files_lib_negated", class: V, field: "static.report.clauses[10].status", verdict: "pass",
+			desc: "files lists lib and then !lib/**, which leaves lib's files out of what npm publishes, and 5.3.1 is still recorded conforming, as a reader ignoring negations of lib derives it",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `["lib", "cordis.patch.yml"]`, `["lib", "!lib/**", "cordis.patch.yml"]`)
+			}},
 	}
 }
 
@@ -112,6 +122,10 @@ var consumerVariants = []struct {
 	{"variant_metadata_files_anchored", "valid: files lists /cordis.patch.yml, anchored at the package root, which npm-packlist reads as cordis.patch.yml", "pass",
 		func(c *lieCtx) {
 			c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"cordis.patch.yml"]`, `"/cordis.patch.yml"]`)
+		}},
+	{"variant_metadata_files_lib_spelled", "valid: files publishes lib as lib/** and ./library-notes.md beside it, and negates only a file of lib that is not the entry, which npm-packlist reads as publishing lib, and 5.3.1 is conforming", "pass",
+		func(c *lieCtx) {
+			c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `["lib", "cordis.patch.yml"]`, `["./library-notes.md", "lib/**", "!lib/notes.txt", "cordis.patch.yml"]`)
 		}},
 	{"variant_metadata_dependency_scp_git", "valid: package.json depends on git@github.com:user/repo.git#v1.2.0, an scp-style git spec that npm-package-arg reads as a GitHub repository, not a local path, and 5.3.2 is conforming", "pass",
 		func(c *lieCtx) {
