@@ -44,6 +44,18 @@ func decisionLies() []lie {
 			edit: func(c *lieCtx) {
 				c.m.Deviations = append(c.m.Deviations, manifest.Deviation{What: "disk", Standard: "n/a", ChangedTo: "none", Why: "no disk was attached"})
 			}},
+		{name: "started_before_published", class: verify.ClassTimeInconsistent, field: "started_at", verdict: "pass", spec: "Edition facts",
+			desc: "started_at is 2026-11-06T23:59:59Z, one second before 2026-11-07T00:00:00Z, the instant the cited editions were published",
+			edit: func(c *lieCtx) { c.m.StartedAt = "2026-11-06T23:59:59Z" }},
+		{name: "dependency_scp_unknown_git_host", class: V, field: "static.report.clauses[11].status", verdict: "pass", spec: "Package inputs (D1–D5)",
+			desc: "package.json depends on git@git.example.com:user/repo.git, an scp-style spec of a host hosted-git-info does not know, which npm-package-arg reads as a directory, and 5.3.2 is still recorded conforming",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"engines": {`, `"dependencies": {"my-kernel": "git@git.example.com:user/repo.git"},
+  "engines": {`)
+			}},
+		{name: "t3_dump_float_16_digits", class: V, field: "repetitions[1].T3.status", verdict: "config_failed", spec: "YAML as dsh reads it",
+			desc: "the dump's hello-dsh entry has a config value 1.234567890123456, a float of 16 digits, which the YAML reading refuses, and T3 is recorded passed",
+			edit: func(c *lieCtx) { c.dumpEntry("  config:\n    ratio: 1.234567890123456\n") }},
 	}
 }
 
@@ -66,6 +78,33 @@ func decisionTruths() []truth {
 			edit: func(c *lieCtx) {
 				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080 (LAN: http://[fe80::1]:3080)\n")
 			}},
+		{name: "true_started_at_published_midnight", verdict: "pass", spec: "Edition facts",
+			desc: "started_at is 2026-11-07T00:00:00Z, the instant the cited editions were published (the day's start, UTC)",
+			edit: func(c *lieCtx) { c.m.StartedAt = "2026-11-07T00:00:00Z" }},
+		{name: "true_metadata_dependency_sourcehut", verdict: "pass", spec: "Package inputs (D1–D5)",
+			desc: "package.json depends on git@git.sr.ht:~user/repo, an scp-style spec of sourcehut, one of the git hosts hosted-git-info knows: not a local path, and 5.3.2 is conforming",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], `"engines": {`, `"dependencies": {"my-kernel": "git@git.sr.ht:~user/repo"},
+  "engines": {`)
+			}},
+		{name: "true_t3_dump_float_15_digits", verdict: "pass", spec: "YAML as dsh reads it",
+			desc: "the dump's hello-dsh entry has a config value 1.23456789012345, a float of 15 digits, which the YAML reading accepts",
+			edit: func(c *lieCtx) { c.dumpEntry("  config:\n    ratio: 1.23456789012345\n") }},
+		{name: "true_profile_repeated_off_path", verdict: "pass", spec: "JSON documents (J1–J6)",
+			desc: "repetition 1's profile package.json repeats private with other bytes (false, then true), a member off the path T1 reads (dependencies and the subject's member), which is not refused",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.stage(1, rules.T1).Evidence[manifest.RoleProfilePackageJSON], `"private": true,`, `"private": false, "private": true,`)
+			}},
+		{name: "true_merged_cut_inside_character", verdict: "pass", spec: "Streams",
+			desc: "T4's stderr prints \"note: café ready\" and merged holds stdout's marker line inside it, cut between the two bytes of é, as a capture reading the pipes in chunks can: a cut may fall anywhere",
+			edit: func(c *lieCtx) {
+				for r := 1; r <= 2; r++ {
+					st := c.stage(r, rules.T4)
+					out := c.files[st.Evidence["stdout"]]
+					c.files[st.Evidence["stderr"]] = []byte("note: caf\xc3\xa9 ready\n")
+					c.files[st.Evidence["merged"]] = append(append([]byte("note: caf\xc3"), out...), "\xa9 ready\n"...)
+				}
+			}},
 	}
 }
 
@@ -74,5 +113,6 @@ var lieSpecs = map[string]string{
 	"environment_output_missing":    "Fingerprint cross-checks",
 	"dump_entry_not_in_patch":       "What the verifier cross-checks",
 	"t1_added_line_outside_summary": "T1 install",
+	"profile_home_other":            "Time and process facts",
 	"t4_marker_other_form":          "T4 boot",
 }
