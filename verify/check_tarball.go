@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 
 	"github.com/dshaudit/dshaudit/internal/pkgtar"
@@ -85,18 +86,40 @@ func (vf *verification) checkTarball() {
 	case !bytes.Equal(readme, idx.Read[readmePath]):
 		bad("static.evidence.readme", "DSHIO/T 20 5.3", "the README recorded is not the tarball's %s (%s)", readmePath, p)
 	}
-	if !local {
-		return
-	}
 	// A local source is read from its tarball alone: the metadata is its
-	// package.json and the patch its file (pkgsource, DSHIO/T 20 5.3).
-	if pj, ok := idx.Read["package.json"]; haveMeta && (!ok || !bytes.Equal(pj, meta)) {
+	// package.json (pkgsource, DSHIO/T 20 5.3).
+	if pj, ok := idx.Read["package.json"]; local && haveMeta && (!ok || !bytes.Equal(pj, meta)) {
 		bad("static.evidence.metadata", "DSHIO/T 20 5.3", "a %s subject's metadata is its tarball's package.json, and %s is not the package.json of %s", sub.Source, vf.m.Static.Evidence[manifest.RoleMetadata], p)
 	}
 	patch, havePatch := vf.trusted[vf.m.Static.Evidence[manifest.RolePatch]]
-	if inTar, ok := idx.Read[patchPath]; havePatch && patchPath != "" && (!ok || !bytes.Equal(patch, inTar)) {
-		bad("static.evidence.patch", "DSHIO/T 20 5.3", "a %s subject's patch is its tarball's %s, and the patch recorded is not that file of %s", sub.Source, patchPath, p)
+	if !havePatch || patchPath == "" {
+		return
 	}
+	inTar, ok := idx.Read[patchPath]
+	same := ok && bytes.Equal(patch, inTar)
+	switch {
+	case same:
+	case local || vf.patchFromTarball():
+		// A local package is on no CDN, and a registry package's patch
+		// read from the tarball says so in patch_source: T0 read the
+		// tarball's file.
+		bad("static.evidence.patch", "DSHIO/T 20 5.3", "the patch was read from the tarball (a %s subject), and the patch recorded is not the file %s of %s", sub.Source, patchPath, p)
+	default:
+		// A CDN's copy that differs from the published tarball's: what
+		// the CDN served is the writer's word.
+		vf.rep.unverified("static.evidence.patch", fmt.Sprintf("a CDN's copy of %s that is not the file of the tarball %s holds", patchPath, p))
+	}
+}
+
+// patchFromTarball reports whether the variable condition patch_source
+// says T0 read the patch from the tarball ("tarball (<why>)").
+func (vf *verification) patchFromTarball() bool {
+	for _, c := range vf.m.Conditions.Variable {
+		if c.Name == varPatchSource && strings.HasPrefix(c.Value, "tarball (") {
+			return true
+		}
+	}
+	return false
 }
 
 // hasHash reports whether the integrity string list (space-separated

@@ -57,6 +57,13 @@ func tarballLies() []lie {
 			edit: func(c *lieCtx) {
 				otherTarball(c, "cordis.patch.yml", func(b []byte) []byte { return append(b, "# another payload\n"...) })
 			}},
+		{name: "tarball_other_patch_registry", class: S, field: "static.evidence.patch", verdict: "pass", honest: true, keepTarball: true,
+			desc: "a registry subject whose patch_source says T0 read the patch from the tarball, and the held tarball's patch file is another",
+			edit: func(c *lieCtx) {
+				c.registrySubject()
+				c.m.Conditions.Variable = append(c.m.Conditions.Variable, manifest.Condition{Name: "patch_source", Value: "tarball (no CDN configured)"})
+				otherTarball(c, "cordis.patch.yml", func(b []byte) []byte { return append(b, "# another payload\n"...) })
+			}},
 		{name: "tarball_other_readme", class: S, field: "static.evidence.readme", verdict: "pass", honest: true, keepTarball: true,
 			desc: "the held tarball has a README that T0 did not record",
 			edit: func(c *lieCtx) {
