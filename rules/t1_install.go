@@ -51,10 +51,16 @@ func DeriveT1(sub Subject, o Observation) StageResult {
 // at its version; otherwise one reason, naming the conflict when lines
 // disagree. SPEC.md "T1 install", "Consumers".
 func addedLineReasons(sub Subject, stdout []byte) []string {
+	return addedLineReasonsRead(sub, stdout, eachAddedLineCandidate)
+}
+
+// addedLineReasonsRead is addedLineReasons reading stdout's lines with
+// read: eachAddedLineCandidate, or eachLine in its test.
+func addedLineReasonsRead(sub Subject, stdout []byte, read func([]byte, func(string) bool)) []string {
 	blocks, in := 0, false
 	var named []string // every block line naming the subject: "+ 1.0.0"
 	var outside bool   // a "+ <subject> <version>" line outside a block
-	eachLine(stdout, func(l string) bool {
+	read(stdout, func(l string) bool {
 		switch {
 		case l == "dependencies:":
 			blocks++
@@ -91,6 +97,30 @@ func addedLineReasons(sub Subject, stdout []byte) []string {
 		return []string{fmt.Sprintf("a line \"+ %s %s\" is on stdout, but not in pnpm's \"dependencies:\" summary block, so it is not pnpm's added-dependency line", sub.Name, sub.Version)}
 	}
 	return []string{fmt.Sprintf("output has no added-dependency line \"+ %s %s\"", sub.Name, sub.Version)}
+}
+
+// eachAddedLineCandidate calls f, as eachLine would, with each line of
+// stdout that addedLineReasons can take for anything: a line whose first
+// byte after its spaces is "+", "-" or "d" ("dependencies:"), a blank
+// line, or one whose first such byte is not printable ASCII (cleaned
+// first, as eachLine cleans it). Any other line starts, once cleaned, with
+// that printable byte, so it is neither "dependencies:" nor blank nor a
+// "+"/"-" line, and addedLineReasons would pass over it: it is neither
+// cleaned nor copied. A 60 MiB T1 log of progress lines is read at the
+// speed of bytes.IndexByte (issue 48; TestAddedLineCandidatesAsEachLine).
+func eachAddedLineCandidate(stdout []byte, f func(string) bool) {
+	eachRawLine(stdout, func(l []byte) bool {
+		i := 0
+		for i < len(l) && l[i] == ' ' {
+			i++
+		}
+		if i < len(l) {
+			if c := l[i]; printableByte(c) && c != '+' && c != '-' && c != 'd' {
+				return true
+			}
+		}
+		return f(cleanLine(l))
+	})
 }
 
 // profileDependencyReason checks the profile package.json's dependencies

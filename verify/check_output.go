@@ -17,7 +17,10 @@ import (
 const PNPMRoundingMS = 100
 
 // pnpmDone is pnpm's summary line, "Done in 1.1s using pnpm v9.15.9".
+// A match lies within one line, which starts with pnpmDoneLiteral.
 var pnpmDone = regexp.MustCompile(`(?m)^Done in ((?:\d+(?:\.\d+)?(?:ms|s|m|h|d) ?)+) using pnpm v`)
+
+const pnpmDoneLiteral = "Done in "
 
 // pnpmUnit is one part of pnpm's elapsed time ("1m", "2.3s", "523ms").
 var pnpmUnit = regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|s|m|h|d)`)
@@ -26,11 +29,18 @@ var pnpmUnit = regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|s|m|h|d)`)
 // ("dsh: initialized profile web at /dsh-home/profiles/web").
 var dshProfileAt = regexp.MustCompile(`(?m)^dsh: initialized profile web at (\S+)\s*$`)
 
+// dshProfileLiteral starts every line dshProfileAt matches; its
+// submatch lies within that line.
+const dshProfileLiteral = "dsh: initialized profile web at "
+
 // profileHome is the DSH_HOME the profile condition records.
 var profileHome = regexp.MustCompile(`\bDSH_HOME=([^\s,;]+)`)
 
 // pnpmError is a line pnpm prints when it gives up ("ERR_PNPM_ADDING_TO_ROOT …").
 var pnpmError = regexp.MustCompile(`(?m)^[\s\p{Zs}]*ERR_PNPM_[A-Z0-9_]+`)
+
+// pnpmErrorLiteral is in every match of pnpmError.
+const pnpmErrorLiteral = "ERR_PNPM_"
 
 // checkOutputFacts holds what a stage's own output says about the run
 // against what the manifest records (SPEC.md "Time and process facts"):
@@ -59,25 +69,32 @@ func (vf *verification) checkOutputFacts() {
 			}
 			field := repField(i+1, st.Stage)
 			if home != "" {
-				for _, sm := range dshProfileAt.FindAllSubmatch(out, -1) {
-					if want := home + "/profiles/web"; string(sm[1]) != want {
-						vf.rep.addf(ClassConditionMismatch, "conditions.fixed "+assemble.CondProfile, "DSHIO/T 21 5.1.7",
-							"records DSH_HOME=%s, but %s's output says dsh set up the profile at %q, not %q", home, field, sm[1], want)
-						home = "" // one finding
-						break
+				want := home + "/profiles/web"
+				eachLineMatch(out, dshProfileLiteral, dshProfileAt, func(sm [][]byte) bool {
+					if string(sm[1]) == want {
+						return true
 					}
-				}
+					vf.rep.addf(ClassConditionMismatch, "conditions.fixed "+assemble.CondProfile, "DSHIO/T 21 5.1.7",
+						"records DSH_HOME=%s, but %s's output says dsh set up the profile at %q, not %q", home, field, sm[1], want)
+					home = "" // one finding
+					return false
+				})
 			}
-			for _, sm := range pnpmDone.FindAllSubmatch(out, -1) {
+			eachLineMatch(out, pnpmDoneLiteral, pnpmDone, func(sm [][]byte) bool {
 				if d, ok := pnpmElapsedMS(string(sm[1])); ok && d > st.DurationMS+PNPMRoundingMS {
 					vf.rep.addf(ClassTimeInconsistent, field+".duration_ms", `SPEC.md "Time and process facts"`,
 						"%d ms, but the stage's output says pnpm took %s (%q)", st.DurationMS, strings.TrimSpace(string(sm[1])), bytes.TrimSpace(sm[0]))
 				}
-			}
+				return true
+			})
 			if st.Stage == string(rules.T1) && *st.ExitCode == 0 { // T1 is pnpm's run; other stages' dsh may survive one
-				if loc := pnpmError.FindIndex(out); loc != nil {
-					vf.rep.addf(ClassTimeInconsistent, field+".exit_code", `SPEC.md "Time and process facts"`,
-						"0, but the stage's output reports pnpm giving up (%q), after which pnpm exits 1", bytes.TrimSpace(out[loc[0]:loc[1]]))
+				// Every match holds the literal: output without it, an
+				// honest T1's, costs one bytes.Index and no regexp.
+				if bytes.Contains(out, []byte(pnpmErrorLiteral)) {
+					if loc := pnpmError.FindIndex(out); loc != nil {
+						vf.rep.addf(ClassTimeInconsistent, field+".exit_code", `SPEC.md "Time and process facts"`,
+							"0, but the stage's output reports pnpm giving up (%q), after which pnpm exits 1", bytes.TrimSpace(out[loc[0]:loc[1]]))
+					}
 				}
 			}
 		}
@@ -108,4 +125,34 @@ func pnpmElapsedMS(s string) (int64, bool) {
 		n++
 	}
 	return int64(total), n > 0
+}
+
+// eachLineMatch calls f with the submatches of re, a (?m)^ pattern whose
+// matches start with lit and whose submatches lie within the line the
+// match starts on, for each line of out that starts with lit, in order,
+// until f returns false. It gives the submatches re.FindAllSubmatch(out,
+// -1) gives, sm[0] cut at the line's end (TestEachLineMatchAsFindAll),
+// but finds the lines with bytes.Index: a 60 MiB log is searched for
+// the literal, and only its lines that start with it go to re, where
+// re over the whole stream cost several times decompressing and hashing
+// it (issue 48).
+func eachLineMatch(out []byte, lit string, re *regexp.Regexp, f func(sm [][]byte) bool) {
+	for off := 0; off < len(out); {
+		i := bytes.Index(out[off:], []byte(lit))
+		if i < 0 {
+			return
+		}
+		start := off + i
+		end := len(out)
+		if j := bytes.IndexByte(out[start:], '\n'); j >= 0 {
+			end = start + j
+		}
+		off = end
+		if start > 0 && out[start-1] != '\n' {
+			continue // not at a line's start: (?m)^ does not match there
+		}
+		if sm := re.FindSubmatch(out[start:end]); sm != nil && !f(sm) {
+			return
+		}
+	}
 }
