@@ -15,7 +15,8 @@
 #   INPUT_PACKAGE=SPEC INPUT_IMAGE=REF scripts/action-local.sh OUTDIR
 #                                           the full run of SPEC (1–2 min)
 #
-# It first lints action.yml and examples/release.yml with actionlint
+# It first lints action.yml, examples/release.yml and the reusable audit
+# workflow (.github/workflows/audit.yml) with actionlint
 # ($ACTIONLINT, default the one scripts/setup-anchors.sh builds; the
 # example using this checkout's action as ./). It prints the job summary
 # and exits non-zero if a step fails or the upload is not what it must be.
@@ -43,6 +44,7 @@ sed 's|uses: dshaudit/dshaudit@v[0-9]*|uses: ./|' examples/release.yml >"$lint/.
 grep -q 'uses: ./$' "$lint/.github/workflows/release.yml" || fail "examples/release.yml does not use dshaudit/dshaudit@vN"
 (cd "$lint" && git init -q . && "$actionlint") || fail "actionlint found problems"
 "$actionlint" examples/release.yml || fail "actionlint found problems in examples/release.yml"
+"$actionlint" .github/workflows/audit.yml || fail "actionlint found problems in .github/workflows/audit.yml"
 
 # The environment of a release job.
 export GITHUB_ACTIONS=true CI=true RUNNER_OS=Linux RUNNER_ARCH=X64

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAuditWorkflowLint runs actionlint on the reusable audit workflow
+// (scripts/action-local.sh lints it too, with the action).
+func TestAuditWorkflowLint(t *testing.T) {
+	actionlint := anchorTool(t, "actionlint", actionlintVersion)
+	out, err := runTool(t, repoRoot, actionlint, filepath.Join(".github", "workflows", "audit.yml"))
+	if err != nil {
+		t.Fatalf("actionlint .github/workflows/audit.yml: %v\n%s", err, out)
+	}
+}
+
+// TestAuditWorkflowShape holds the audit workflow to what the runner
+// policy relies on (SPEC.md "Runner policy"): called only, on
+// a GitHub-hosted runner, dshaudit checked out at the workflow's own
+// commit (its token's job_workflow_sha, not the caller's ref), signed
+// keylessly, verified under the policy, and no input that takes
+// arguments or a file from the caller.
+func TestAuditWorkflowShape(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, ".github", "workflows", "audit.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := string(b)
+	for _, want := range []string{
+		"\non:\n  workflow_call:\n",
+		"runs-on: ubuntu-24.04",
+		"id-token: write",
+		".job_workflow_sha",
+		"ref: ${{ steps.self.outputs.sha }}",
+		"persist-credentials: false",
+		"bash scripts/audit-workflow.sh",
+		"actions/upload-artifact@",
+	} {
+		if !strings.Contains(wf, want) {
+			t.Errorf("audit.yml lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"self-hosted\n", "run-args", "image:", "signing-key", "github.ref", "github.sha", "workflow_dispatch", "pull_request"} {
+		if strings.Contains(wf, bad) {
+			t.Errorf("audit.yml has %q", bad)
+		}
+	}
+	sh, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "audit-workflow.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"run \"$pkg\" --image \"$image\" \"${sign[@]}\"", "sign=(--keyless)", "--certificate-audit-workflow \"$AUDIT_WORKFLOW\"", "image build --load"} {
+		if !strings.Contains(string(sh), want) {
+			t.Errorf("scripts/audit-workflow.sh lacks %q", want)
+		}
+	}
+}
