@@ -48,7 +48,7 @@ type KeylessPolicy struct {
 	// Runner, when set, requires the certificate to name dshaudit's
 	// audit workflow at a release tag as its build signer, on a
 	// GitHub-hosted runner, and the signed tool version to be the tag's
-	// (SPEC.md "Verification policies").
+	// (SPEC.md "Runner policy").
 	Runner *RunnerPolicy
 }
 

@@ -21,7 +21,7 @@ const tagRef = "refs/tags/"
 
 // RunnerPolicy requires that the evidence was produced by dshaudit's
 // audit workflow, which the signer could not change (SPEC.md
-// "Verification policies"): the certificate's build signer URI (the
+// "Runner policy"): the certificate's build signer URI (the
 // job_workflow_ref Fulcio certifies) is Workflow exactly, or matches
 // WorkflowRegexp (unanchored, like the identity regexp), and in any case
 // names AuditWorkflowPath at a release tag (refs/tags/…); the runner

@@ -3,7 +3,7 @@ package attest_test
 // The runner policy against the real Fulcio of scripts/setup-sigstore.sh,
 // whose GitHub issuer type turns the test OIDC issuer's job_workflow_ref
 // and runner_environment claims into the certificate's build signer URI
-// and runner environment (SPEC.md "Verification policies").
+// and runner environment (SPEC.md "Runner policy").
 
 import (
 	"context"

@@ -9,7 +9,7 @@ import (
 )
 
 // The audit workflow's identity as public-good Fulcio certifies it, and
-// the refusals SPEC.md "Verification policies" lists: each names what the
+// the refusals SPEC.md "Runner policy" lists: each names what the
 // policy wanted and what the certificate or statement holds.
 func TestRunnerPolicyCheck(t *testing.T) {
 	const (

@@ -61,7 +61,7 @@ type Report struct {
 	// verified: ProducedByAuditWorkflow when a runner policy held (the
 	// audit workflow AuditWorkflow, at a release tag on a GitHub-hosted
 	// runner, produced and signed it, and the signer could not change
-	// what ran), else ProducedBySigner (SPEC.md "Verification policies").
+	// what ran), else ProducedBySigner (SPEC.md "Runner policy").
 	ProducedBy    string `json:"produced_by,omitempty"`
 	AuditWorkflow string `json:"audit_workflow,omitempty"`
 	// The fields below are read from the manifest; they are trustworthy

@@ -16,7 +16,7 @@ const (
 	// AuditWorkflow: the verified bundle's signature met the runner
 	// policy, so dshaudit's audit workflow at a release tag, on a
 	// GitHub-hosted runner, produced the evidence (SPEC.md
-	// "Verification policies").
+	// "Runner policy").
 	AuditWorkflow = "DSHIO_AUDIT_WORKFLOW"
 )
 

@@ -295,7 +295,7 @@ func printClaim(w io.Writer, st termtext.Style, name string, r *claim.Result) {
 }
 
 // printProducedBy says whose word the evidence is, once the signature
-// verified (SPEC.md "Verification policies").
+// verified (SPEC.md "Runner policy").
 func printProducedBy(w io.Writer, st termtext.Style, r *verify.Report) {
 	switch r.ProducedBy {
 	case verify.ProducedByAuditWorkflow:

@@ -172,7 +172,7 @@ func runVerifySummary(o *verifySummaryOptions, s *streams) error {
 // auditWorkflowStep holds a summary the runner policy's audit workflow
 // signed to that workflow's release: the summary's verifier version is
 // the tag's, and its levels carry vsa.AuditWorkflow (SPEC.md
-// "Verification policies").
+// "Runner policy").
 func auditWorkflowStep(st *vsa.Statement, workflow string) vsa.Step {
 	_, tag, _ := attest.SplitAuditWorkflow(workflow)
 	got := st.Predicate.Verifier.Version[vsa.VerifierComponent]
