@@ -56,6 +56,12 @@ func decisionLies() []lie {
 		{name: "t3_dump_float_16_digits", class: V, field: "repetitions[1].T3.status", verdict: "config_failed", spec: "YAML as dsh reads it",
 			desc: "the dump's hello-dsh entry has a config value 1.234567890123456, a float of 16 digits, which the YAML reading refuses, and T3 is recorded passed",
 			edit: func(c *lieCtx) { c.dumpEntry("  config:\n    ratio: 1.234567890123456\n") }},
+		{name: "not_run_stage_with_verdict", class: V, field: "repetitions[1].T2.verdict", verdict: "install_failed", base: "install_failed", spec: "Normative and informative values",
+			desc: "repetition 1's T2, not run after T1 failed, records the verdict install_failed: a stage that did not run is rebuilt as its code and not_executed alone",
+			edit: func(c *lieCtx) { c.stage(1, rules.T2).Verdict = "install_failed" }},
+		{name: "not_run_stage_with_network", class: V, field: "/repetitions/0/stages/2/network", verdict: "install_failed", base: "install_failed", spec: "Rebuilding the manifest",
+			desc: "repetition 1's T3, not run after T1 failed, records network none: a stage that did not run is rebuilt as its code and not_executed alone, so the rebuild names the value",
+			edit: func(c *lieCtx) { c.stage(1, rules.T3).Network = "none" }},
 	}
 }
 
@@ -113,6 +119,7 @@ var lieSpecs = map[string]string{
 	"environment_output_missing":    "Fingerprint cross-checks",
 	"dump_entry_not_in_patch":       "What the verifier cross-checks",
 	"t1_added_line_outside_summary": "T1 install",
+	"duration_off_by_one":           "Rebuilding the manifest",
 	"profile_home_other":            "Time and process facts",
 	"t4_marker_other_form":          "T4 boot",
 }
