@@ -8,12 +8,14 @@ import (
 )
 
 // TestAuditWorkflowLint runs actionlint on the reusable audit workflow
-// (scripts/action-local.sh lints it too, with the action).
+// and the example calling it (scripts/action-local.sh lints the
+// workflow too, with the action).
 func TestAuditWorkflowLint(t *testing.T) {
 	actionlint := anchorTool(t, "actionlint", actionlintVersion)
-	out, err := runTool(t, repoRoot, actionlint, filepath.Join(".github", "workflows", "audit.yml"))
-	if err != nil {
-		t.Fatalf("actionlint .github/workflows/audit.yml: %v\n%s", err, out)
+	for _, f := range []string{filepath.Join(".github", "workflows", "audit.yml"), filepath.Join("examples", "audit.yml")} {
+		if out, err := runTool(t, repoRoot, actionlint, f); err != nil {
+			t.Errorf("actionlint %s: %v\n%s", f, err, out)
+		}
 	}
 }
 
