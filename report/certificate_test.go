@@ -37,3 +37,28 @@ func TestPageShowsCertificateEscaped(t *testing.T) {
 		t.Error("an empty extension has a row")
 	}
 }
+
+// TestPageSaysWhoProducedTheEvidence: the audit workflow the runner
+// policy accepted, escaped, or the signer's word without one.
+func TestPageSaysWhoProducedTheEvidence(t *testing.T) {
+	const wf = "https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v1.15.0"
+	cert := &signed.Certificate{Identity: wf, Issuer: "x", BuildSignerURI: wf, RunnerEnvironment: "github-hosted<b>"}
+	for _, tc := range []struct {
+		p    *Page
+		want []string
+	}{
+		{&Page{Title: "t", Status: "verified", Verified: true, Signer: wf, Certificate: cert, AuditWorkflow: wf + "<i>"},
+			[]string{"<dt>Build signer</dt><dd class=\"mono\">" + wf + "</dd>", "<dt>Runner</dt><dd class=\"mono\">github-hosted&lt;b&gt;</dd>", "<dt>Produced by</dt><dd>the audit workflow <span class=\"mono\">" + wf + "&lt;i&gt;</span>"}},
+		{&Page{Title: "t", Status: "verified", Verified: true, Signer: "key sha256:ab"}, []string{"<dt>Produced by</dt><dd>the signer's word"}},
+	} {
+		var b bytes.Buffer
+		if err := WritePage(&b, tc.p); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("page lacks %q", w)
+			}
+		}
+	}
+}

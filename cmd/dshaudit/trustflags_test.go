@@ -8,6 +8,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/internal/termtext"
 	"github.com/dshaudit/dshaudit/verify"
+	"github.com/dshaudit/dshaudit/vsa"
 )
 
 // The runner policy flags: keyless only, one of exact and regexp, and the
@@ -49,5 +50,32 @@ func TestPrintProducedBy(t *testing.T) {
 	printProducedBy(&b, termtext.Style{}, &verify.Report{ProducedBy: verify.ProducedByAuditWorkflow, AuditWorkflow: "https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v1.15.0\x1b[2J"})
 	if got := b.String(); !strings.Contains(got, "produced by:  the audit workflow https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v1.15.0") || strings.Contains(got, "\x1b") {
 		t.Errorf("%q", got)
+	}
+}
+
+// A summary the audit workflow signed must carry its tag's verifier
+// version and DSHIO_AUDIT_WORKFLOW.
+func TestAuditWorkflowStep(t *testing.T) {
+	const wf = "https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v1.15.0"
+	st := func(version string, levels ...string) *vsa.Statement {
+		s := &vsa.Statement{}
+		s.Predicate.Verifier.Version = map[string]string{vsa.VerifierComponent: version}
+		s.Predicate.VerifiedLevels = levels
+		return s
+	}
+	for _, tc := range []struct {
+		st      *vsa.Statement
+		outcome string
+		want    string
+	}{
+		{st("v1.15.0", vsa.DynamicLevel("pass"), vsa.AuditWorkflow), vsa.StepPassed, "produced by the audit workflow " + wf},
+		{st("1.15.0", vsa.AuditWorkflow), vsa.StepPassed, ""},
+		{st("v1.14.0", vsa.AuditWorkflow), vsa.StepFailed, `want verifier version v1.15.0, the summary says "v1.14.0"`},
+		{st("v1.15.0", vsa.DynamicLevel("pass")), vsa.StepFailed, "want DSHIO_AUDIT_WORKFLOW in verifiedLevels"},
+	} {
+		s := auditWorkflowStep(tc.st, wf)
+		if s.Outcome != tc.outcome || !strings.Contains(s.Detail, tc.want) {
+			t.Errorf("%+v: %+v", tc.st.Predicate, s)
+		}
 	}
 }
