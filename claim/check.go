@@ -95,7 +95,7 @@ type Result struct {
 // another object and is not backed (DSHIO/T 10 7.2, 7.5).
 func Check(text string, f Facts, pkg string) Result {
 	pg := read(text)
-	decls := parseLines(pg.forms)
+	decls := parseLines(pg.forms, pg.raw)
 	res := Result{Declarations: decls}
 	if res.Declarations == nil {
 		res.Declarations = []Declaration{}

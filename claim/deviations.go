@@ -7,6 +7,10 @@ import (
 	"github.com/dshaudit/dshaudit/manifest"
 )
 
+// DeviationNotice is the line a deviated declaration carries (SPEC.md
+// "Declaration of conformity"), DSHIO/T 21 8.2 items 3 and 4.
+const DeviationNotice = "Not comparable with undeviated reports; not a basis for certification (DSHIO/T 21 8.2)"
+
 // declaredDeviation is one "Condition deviation:" line of a declaration.
 type declaredDeviation struct {
 	line int
@@ -56,6 +60,9 @@ func checkDeviations(d Declaration, recorded []manifest.Deviation) []Finding {
 			continue
 		}
 		add(d.Line, KindNotBacked, "does not declare the bundle's deviation %q: every deviation is listed item by item, with what changed, to what, and why", shown)
+	}
+	if len(recorded) > 0 && !d.Notice {
+		add(d.Line, KindNotBacked, "a deviated declaration does not carry DSHIO/T 21 8.2's notice (items 3 and 4: the verdict shall not be compared with undeviated reports, and shall not be used as a basis for certification), as the declaration writes it: %q", DeviationNotice)
 	}
 	for _, x := range declared {
 		if !x.used {

@@ -29,6 +29,11 @@ type Declaration struct {
 	Deviations []string `json:"deviations,omitempty"`
 	// DeviationLines are their 1-based line numbers, in the same order.
 	DeviationLines []int `json:"deviation_lines,omitempty"`
+	// Notice is whether a line of its window carries DSHIO/T 21 8.2's
+	// notice (items 3 and 4: not compared with undeviated reports, not a
+	// basis for certification); NoticeLine is the first such line.
+	Notice     bool `json:"-"`
+	NoticeLine int  `json:"-"`
 	// Repeated are the values of a field the declaration gives more than
 	// once, after the first (which the field above holds), in text order.
 	// Each is checked like the first (SPEC.md "Checking a declaration
@@ -91,11 +96,13 @@ func Lines(text string) []string {
 
 // Parse finds every declaration of conformity in text.
 func Parse(text string) []Declaration {
-	return parseLines(read(text).forms)
+	pg := read(text)
+	return parseLines(pg.forms, pg.raw)
 }
 
-// parseLines finds every declaration in lines as read gives them.
-func parseLines(lines []lineForms) []Declaration {
+// parseLines finds every declaration in lines as read gives them; raw
+// are the lines as written.
+func parseLines(lines []lineForms, raw []string) []Declaration {
 	var out []Declaration
 	for i, lf := range lines {
 		if !strings.Contains(lf.lower, "conform") {
@@ -117,11 +124,141 @@ func parseLines(lines []lineForms) []Declaration {
 			if strings.Contains(lines[j].lower, "conform") && conformsRE.MatchString(f) || isHeading(f) {
 				break
 			}
+			if k := setextUnderline(lines, raw, j); k >= 0 {
+				// A setext heading (M2) ends the window, as an ATX one
+				// does; the declaration's own heading's underline does
+				// not.
+				if k == j && setextStart(lines, raw, j-1) <= i {
+					continue
+				}
+				break
+			}
 			d.field(f, j+1)
+			if !d.Notice && isNotice(lines[j].lower) {
+				d.Notice, d.NoticeLine = true, j+1
+			}
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// noticeComparable and noticeCertification are DSHIO/T 21 8.2 items 3
+// and 4, each in the standard's wording ("The verdict shall not be
+// compared with undeviated reports", "shall not be used as a basis for
+// certification") or in the declaration's ("Not comparable with
+// undeviated reports; not a basis for certification"), lower case.
+var (
+	noticeComparable    = []string{"not comparable with undeviated reports", "not be compared with undeviated reports"}
+	noticeCertification = []string{"not a basis for certification", "not be used as a basis for certification"}
+)
+
+// isNotice reports whether the line (lower case, as a reader sees it,
+// Markdown emphasis and runs of space aside) carries both halves of
+// DSHIO/T 21 8.2's notice.
+func isNotice(lower string) bool {
+	if !strings.Contains(lower, "undeviated") {
+		return false
+	}
+	l := collapseSpace(stripMarkup(lower))
+	has := func(ws []string) bool {
+		for _, w := range ws {
+			if strings.Contains(l, w) {
+				return true
+			}
+		}
+		return false
+	}
+	return has(noticeComparable) && has(noticeCertification)
+}
+
+// isSetextUnderlineLine reports whether f is a setext heading underline
+// (CommonMark 4.3): up to three spaces, a run of "=" or of "-", then only
+// spaces, after a quote's ">" marks (a README quotes its declaration).
+func isSetextUnderlineLine(f string) bool {
+	t := strings.TrimLeft(unquote(f), " ")
+	if len(f)-len(t) > 3 && !strings.HasPrefix(strings.TrimLeft(f, " "), ">") {
+		return false
+	}
+	t = strings.TrimRight(t, " \t")
+	if t == "" || (t[0] != '=' && t[0] != '-') {
+		return false
+	}
+	return strings.Trim(t, t[:1]) == ""
+}
+
+// unquote strips a line's block-quote marks ("> > x" is "x").
+func unquote(f string) string {
+	for {
+		t := strings.TrimLeft(f, " ")
+		if !strings.HasPrefix(t, ">") {
+			return f
+		}
+		f = strings.TrimPrefix(t[1:], " ")
+	}
+}
+
+// paragraphLine reports whether line j can be a line of a paragraph a
+// setext underline turns into a heading: not blank as a reader sees it
+// (in its quote), not an ATX heading, and, as written, not a list item,
+// a fence or indented code (whose last line an unindented "---" follows
+// as a thematic break). Conservative: a line it rejects keeps the window
+// open, as before setext headings ended it.
+func paragraphLine(lines []lineForms, raw []string, j int) bool {
+	if strings.TrimSpace(lines[j].text) == "" || isHeading(lines[j].text) || j >= len(raw) {
+		return false
+	}
+	t := unquote(raw[j])
+	if strings.HasPrefix(t, "    ") || strings.HasPrefix(t, "\t") || isHeading(t) {
+		return false
+	}
+	t = strings.TrimLeft(t, " ")
+	if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || isSetextUnderlineLine(t) {
+		return false
+	}
+	if len(t) >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && (t[1] == ' ' || t[1] == '\t') {
+		return false
+	}
+	n := 0
+	for n < len(t) && n < 9 && t[n] >= '0' && t[n] <= '9' {
+		n++
+	}
+	return n == 0 || n >= len(t) || (t[n] != '.' && t[n] != ')')
+}
+
+// setextStart is the first line of the paragraph that holds line j: the
+// line after the nearest line before it that is no paragraph line.
+func setextStart(lines []lineForms, raw []string, j int) int {
+	for j > 0 && paragraphLine(lines, raw, j-1) {
+		j--
+	}
+	return j
+}
+
+// setextUnderline reports whether line j is part of a setext heading
+// (SPEC.md "Markdown (M1–M5)", M2): the index of its underline when
+// lines j.. run as paragraph lines to an underline (j itself when j is
+// the underline, after a paragraph line), else -1. The scan stops at the
+// window's end.
+func setextUnderline(lines []lineForms, raw []string, j int) int {
+	if j >= len(raw) {
+		return -1
+	}
+	if isSetextUnderlineLine(raw[j]) {
+		if j > 0 && paragraphLine(lines, raw, j-1) {
+			return j
+		}
+		return -1
+	}
+	for k := j; k < len(lines) && k < len(raw) && k <= j+windowLines; k++ {
+		if !paragraphLine(lines, raw, k) {
+			if k > j && isSetextUnderlineLine(raw[k]) {
+				return k
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // isHeading reports whether f, trimmed, is an ATX heading (headingRE).

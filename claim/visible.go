@@ -13,6 +13,9 @@ import (
 
 // page is a text split into its 1-based lines as a reader sees them.
 type page struct {
+	// raw[i] is line i+1 as written (CRLF read as LF), for the block
+	// structure a setext heading needs (parseLines).
+	raw []string
 	// visible[i] is line i+1 without what a rendered page does not show
 	// as text (hiddenAt), normalised.
 	visible []string
@@ -55,7 +58,7 @@ func read(text string) page {
 	vis, hid := splitHidden(raw)
 	hideInfoStrings(vis, hid)
 	hideDeclarationBlocks(vis, hid)
-	p := page{visible: make([]string, len(raw)), forms: make([]lineForms, len(raw)), hidden: make([][]hiddenPart, len(raw)), bidi: make([]bool, len(raw))}
+	p := page{raw: raw, visible: make([]string, len(raw)), forms: make([]lineForms, len(raw)), hidden: make([][]hiddenPart, len(raw)), bidi: make([]bool, len(raw))}
 	for i := range raw {
 		p.visible[i] = normalise(vis[i])
 		p.forms[i] = formsOf(p.visible[i])

@@ -114,7 +114,7 @@ func TestUnread(t *testing.T) {
 		{"paragraph after a definition", "[x]: http://a\n" + decl, []int{2}, nil},
 	} {
 		p := read(c.text)
-		decls := parseLines(p.forms)
+		decls := parseLines(p.forms, p.raw)
 		declLines := map[int]bool{}
 		var parsed, flagged []int
 		for _, d := range decls {
@@ -163,7 +163,7 @@ func TestReordered(t *testing.T) {
 	} {
 		p := read(c.text)
 		var flagged []int
-		for _, f := range reordered(p, parseLines(p.forms)) {
+		for _, f := range reordered(p, parseLines(p.forms, p.raw)) {
 			flagged = append(flagged, f.Line)
 		}
 		if !slices.Equal(flagged, c.flagged) {
