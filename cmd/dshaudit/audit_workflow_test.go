@@ -2,9 +2,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 )
 
 // TestAuditWorkflowLint runs actionlint on the reusable audit workflow
@@ -58,5 +61,21 @@ func TestAuditWorkflowShape(t *testing.T) {
 		if !strings.Contains(string(sh), want) {
 			t.Errorf("scripts/audit-workflow.sh lacks %q", want)
 		}
+	}
+}
+
+// TestAuditLocalSelfE2E runs the audit workflow's first step on this
+// machine (scripts/audit-local.sh OUTDIR self): against the loopback
+// OIDC issuer's emulation of the GitHub Actions token request, it must
+// name this repository's audit workflow at the token's tag and commit,
+// not the caller's.
+func TestAuditLocalSelfE2E(t *testing.T) {
+	e2etest.RequireSigstore(t)
+	e2etest.Require(t, "bash", "curl", "jq", "base64")
+	cmd := exec.Command("bash", "scripts/audit-local.sh", filepath.Join(t.TempDir(), "audit"), "self")
+	cmd.Dir = repoRoot
+	b, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "audit-local: ok") {
+		t.Fatalf("scripts/audit-local.sh OUTDIR self: %v\n%s", err, b)
 	}
 }
