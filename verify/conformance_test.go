@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dshaudit/dshaudit/attest"
@@ -14,8 +15,8 @@ import (
 const kitDir = "../testdata/conformance"
 
 type kitCase struct {
-	Name, File, Family, Status, Verdict, Field string
-	Classes                                    []string
+	Name, File, Family, Status, Verdict, Field, Spec string
+	Classes                                          []string
 }
 
 // TestConformanceKit holds the verifier to every case of the conformance
@@ -84,4 +85,19 @@ func TestConformanceKit(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases: %v", len(idx.Cases), families)
+	spec, err := os.ReadFile("../SPEC.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	headings := map[string]bool{}
+	for _, l := range strings.Split(string(spec), "\n") {
+		if h := strings.TrimLeft(l, "#"); h != l && strings.HasPrefix(h, " ") {
+			headings[strings.TrimSpace(h)] = true
+		}
+	}
+	for _, c := range idx.Cases {
+		if c.Spec != "" && !headings[c.Spec] {
+			t.Errorf("%s pins SPEC.md %q, which is no heading of SPEC.md", c.Name, c.Spec)
+		}
+	}
 }
