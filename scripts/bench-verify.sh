@@ -24,8 +24,8 @@
 # one-character scalars): the most memory a default verifier should need;
 # worstpatch-60MiB is worst-60MiB whose patch file is the same kind of YAML
 # at the patch limit of T0 (SPEC.md "T0 static check", "Input bounds");
-# worstmeta-60MiB is worst-60MiB with 16 of its 60 MiB a package.json at
-# the entry limit, one list of digits, whose name and version the
+# worstmeta-60MiB is worst-60MiB with 8 of its 60 MiB a package.json at
+# the limit of a file read from the tarball, one list of digits, whose name and version the
 # verifier reads as T1 installed the package (SPEC.md "What the verifier
 # cross-checks", class 6); worstprofile-60MiB has each T1's profile
 # package.json (16 MiB each) so; worstdecl-60MiB has an EntryOptions

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/bundle"
+	"github.com/dshaudit/dshaudit/internal/pkgtar"
 	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/rules/static"
 )
@@ -33,7 +34,7 @@ type benchCase struct {
 	// kind of YAML, just within static.MaxPatchBytes: what T0 parses.
 	hostilePatch bool
 	// hostileMetadata also grows the plugin's package.json to
-	// bundle.DefaultMaxEntrySize with a member that is a list of
+	// pkgtar.DefaultLimits.MaxFileBytes with a member that is a list of
 	// one-digit numbers: T0 leaves it unparsed (above
 	// static.MaxPackageJSONBytes), the verifier still reads its name and
 	// version, as T1 installed the package (SPEC.md "What the verifier
@@ -69,9 +70,11 @@ var benchCases = []benchCase{
 	{name: "worst-60MiB", stage: rules.T1, size: 60 << 20, hostileDump: true},
 	// worst-60MiB with the costliest patch file T0 still parses as well.
 	{name: "worstpatch-60MiB", stage: rules.T1, size: 60 << 20, hostileDump: true, hostilePatch: true},
-	// worst-60MiB with 16 of its 60 MiB a package.json at the entry
-	// limit, the T1 log 44 MiB.
-	{name: "worstmeta-60MiB", stage: rules.T1, size: 44 << 20, hostileDump: true, hostileMetadata: true},
+	// worst-60MiB with 8 of its 60 MiB a package.json at the limit of a
+	// file read from the recorded tarball (pkgtar.DefaultLimits; a larger
+	// one makes the tarball unreadable as pacote extracts it), the T1
+	// log 52 MiB.
+	{name: "worstmeta-60MiB", stage: rules.T1, size: 52 << 20, hostileDump: true, hostileMetadata: true},
 	// worst-60MiB with 32 of its 60 MiB the two profile package.json
 	// files, the T1 log 28 MiB.
 	{name: "worstprofile-60MiB", stage: rules.T1, size: 28 << 20, hostileDump: true, hostileProfile: true},
@@ -113,7 +116,7 @@ func (g *gen) writeBench(dir string) error {
 			g.patch = hostileDump(static.MaxPatchBytes)
 		}
 		if bc.hostileMetadata {
-			g.metadata = func(pkg []byte) []byte { return hostileMetadata(pkg, bundle.DefaultMaxEntrySize) }
+			g.metadata = func(pkg []byte) []byte { return hostileMetadata(pkg, int(pkgtar.DefaultLimits.MaxFileBytes)) }
 		}
 		c, err := g.build([]capture{{"hello", "hello", true}, {"hello", "hello", true}}, func(_ int, runs []assemble.StageRun) []assemble.StageRun {
 			for i := range runs {
