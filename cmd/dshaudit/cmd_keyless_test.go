@@ -303,3 +303,53 @@ func TestPrintCertificateEscapes(t *testing.T) {
 		t.Errorf("not escaped as expected:\n%s", text)
 	}
 }
+
+// TestAuditWorkflowCLIEndToEnd: a run signed with the audit workflow's
+// identity (the loopback issuer's job_workflow_ref: this repository's
+// audit workflow at the tag of this binary's version) verifies under
+// --certificate-audit-workflow, says so in text and --json, writes a
+// summary with DSHIO_AUDIT_WORKFLOW that verify-summary accepts under the
+// same policy; a policy naming another tag is a signature-invalid finding
+// naming both values (SPEC.md "Runner policy").
+func TestAuditWorkflowCLIEndToEnd(t *testing.T) {
+	ss := e2etest.RequireSigstore(t)
+	img := cliImage(t)
+	dir := t.TempDir()
+	pass, err := filepath.Abs("../../testdata/plugins/pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := "dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v" + version
+	wf := "https://github.com/" + ref
+	token := ss.TokenFile(t, map[string]string{"job_workflow_ref": ref})
+	orig := filepath.Join(dir, "pass"+manifest.BundleSuffix)
+	code, _, errs := timedCLI(t, "audit workflow run", "run", pass, "--image", img, "--keyless",
+		"--identity-token", token, "--signing-config", ss.SigningConfig, "--t1-workspace-root", "--repeat", "1", "--out", orig)
+	if code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, errs)
+	}
+	policy := []string{"--trusted-root", ss.TrustedRoot, "--certificate-audit-workflow", wf, "--certificate-oidc-issuer", ss.Issuer}
+	summary := filepath.Join(dir, "pass.vsa.sigstore.json")
+	code, out, errs := runRunCLI(t, append([]string{"verify", orig, "--summary", summary, "--keyless", "--identity-token", token,
+		"--signing-config", ss.SigningConfig, "--summary-verifier-id", "https://dshaudit.dev/verifier"}, policy...)...)
+	if code != ExitOK || !strings.Contains(out, "produced by:  the audit workflow "+wf+" on a GitHub-hosted runner") ||
+		!strings.Contains(out, "runner:     github-hosted") {
+		t.Fatalf("verify under the runner policy: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, jout, _ := runRunCLI(t, append([]string{"verify", orig, "--json"}, policy...)...)
+	schematest.Validate(t, "verify-result", []byte(jout))
+	var rep verify.Report
+	if err := json.Unmarshal([]byte(jout), &rep); err != nil || code != ExitOK || rep.ProducedBy != verify.ProducedByAuditWorkflow ||
+		rep.AuditWorkflow != wf || rep.Certificate.BuildSignerURI != wf || rep.Certificate.RunnerEnvironment != "github-hosted" {
+		t.Errorf("--json: exit %d %v: %s %s %+v", code, err, rep.ProducedBy, rep.AuditWorkflow, rep.Certificate)
+	}
+	code, out, errs = runRunCLI(t, append([]string{"verify-summary", summary, "--artifact", orig, "--level", "DSHIO_AUDIT_WORKFLOW"}, policy...)...)
+	if code != ExitOK || !strings.Contains(out, "audit-workflow") {
+		t.Errorf("verify-summary under the runner policy: exit %d\n%s\n%s", code, out, errs)
+	}
+	other := "https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v9.9.9"
+	code, out, _ = runRunCLI(t, "verify", orig, "--trusted-root", ss.TrustedRoot, "--certificate-audit-workflow", other, "--certificate-oidc-issuer", ss.Issuer)
+	if code != ExitFindings || !strings.Contains(out, "[signature-invalid]") || !strings.Contains(out, other) {
+		t.Errorf("another tag: exit %d\n%s", code, out)
+	}
+}
