@@ -95,13 +95,12 @@ func Run(ctx context.Context, r runner.Runner, o Options) (*compare.Result, erro
 	// gives one: a year-old replay needs no copy of the package.
 	if o.PackageFile == "" && old.Subject.Source != runner.SourceRegistry && old.Dynamic {
 		if tgz, ok := arc.Files[old.Static.Evidence[manifest.RoleTarball]]; ok {
-			dir, err := heldTarball(old, tgz, r.TempDir)
+			file, err := heldTarball(old, tgz, r.TempDir)
 			if err != nil {
 				return nil, err
 			}
-			defer os.RemoveAll(dir)
-			name, _ := runner.TarballFileName(old.Subject.Name, old.Subject.Version)
-			o.PackageFile = filepath.Join(dir, name)
+			defer os.RemoveAll(filepath.Dir(file))
+			o.PackageFile = file
 		}
 	}
 	ro, err := runOptions(old, o)
@@ -206,7 +205,8 @@ func runOptions(m *manifest.Manifest, o Options) (runner.Options, error) {
 func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 
 // heldTarball writes the tarball the original holds, under its npm pack
-// name, into a fresh directory the caller removes.
+// name, into a fresh directory the caller removes, and returns the
+// file's path.
 func heldTarball(m *manifest.Manifest, tgz []byte, tmp string) (string, error) {
 	name, err := runner.TarballFileName(m.Subject.Name, m.Subject.Version)
 	if err != nil {
@@ -218,9 +218,10 @@ func heldTarball(m *manifest.Manifest, tgz []byte, tmp string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: held tarball: %w", runner.ErrEnvironment, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), tgz, 0o644); err != nil {
+	file := filepath.Join(dir, name)
+	if err := os.WriteFile(file, tgz, 0o644); err != nil {
 		os.RemoveAll(dir)
 		return "", fmt.Errorf("%w: held tarball: %w", runner.ErrEnvironment, err)
 	}
-	return dir, nil
+	return file, nil
 }

@@ -27,27 +27,23 @@ const testImage = "localhost/dsh-sandbox:1@sha256:0123456789abcdef0123456789abcd
 var testPatch = []byte("- insert:\n    - id: fx\n      name: fx-plugin\n")
 
 func testPackage() *Package {
-	p := testPackage0()
-	p.Tarball = testTarball()
-	return p
-}
-
-func testPackage0() *Package {
-	return &Package{
+	p := &Package{
 		Name: "fx-plugin", Version: "1.0.0", Spec: "./fx", Source: SourceLocalDir,
 		Metadata: []byte(`{"name":"fx-plugin","version":"1.0.0","type":"module","main":"lib/index.js","files":["lib","cordis.patch.yml"],"engines":{"dsh":">=0.1.0-rc.1"},"dsh":{"bundle":{"patch":"./cordis.patch.yml"}}}`),
 		Patch:    testPatch,
 	}
+	p.Tarball = testTarball(p.Metadata)
+	return p
 }
 
-// testTarball is an npm-pack-like tarball of testPackage: the bytes the
-// bundle holds as the tested tarball, which verify reads as pacote does.
-func testTarball() []byte {
-	p := testPackage0()
+// testTarball is an npm-pack-like tarball of testPackage with package.json
+// meta: the bytes the bundle holds as the tested tarball, which verify
+// reads as pacote does.
+func testTarball(meta []byte) []byte {
 	files := []struct {
 		name string
 		b    []byte
-	}{{"package/package.json", p.Metadata}, {"package/cordis.patch.yml", testPatch}, {"package/lib/index.js", []byte("export default {}\n")}}
+	}{{"package/package.json", meta}, {"package/cordis.patch.yml", testPatch}, {"package/lib/index.js", []byte("export default {}\n")}}
 	var tb bytes.Buffer
 	tw := tar.NewWriter(&tb)
 	for _, f := range files {

@@ -181,10 +181,8 @@ func (vf *verification) checkIntegrity(path string, meta []byte) {
 	if !ok {
 		return // no registry digest: a local package's own package.json
 	}
-	for _, h := range strings.Fields(dist) {
-		if h == sub.Integrity {
-			return
-		}
+	if hasHash(dist, sub.Integrity) {
+		return
 	}
 	vf.rep.addf(ClassSubjectMismatch, "subject.integrity", "DSHIO/T 10 7.2", "%q, but the metadata %s gives dist.integrity %q: they name different tarballs", sub.Integrity, path, clipText(dist))
 }

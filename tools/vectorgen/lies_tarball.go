@@ -20,11 +20,11 @@ func tarballLies() []lie {
 		files := unpackTarball(c.files[p])
 		files[file] = edit(files[file])
 		c.files[p] = packTarball(files)
-		c.m.Subject.Integrity, c.m.Subject.TarballSHA256 = sri512(c.files[p]), sha256hex(c.files[p])
+		nameTarball(&c.m.Subject, c.files[p])
 	}
 	otherDigests := func(c *lieCtx) {
 		b := []byte("another tarball of hello-dsh-plugin 1.0.0")
-		c.m.Subject.Integrity, c.m.Subject.TarballSHA256 = sri512(b), sha256hex(b)
+		nameTarball(&c.m.Subject, b)
 	}
 	withDist := func(c *lieCtx, integrity string) {
 		p := c.m.Static.Evidence[manifest.RoleMetadata]
@@ -74,7 +74,7 @@ func tarballLies() []lie {
 			edit: func(c *lieCtx) {
 				p := c.m.Static.Evidence[manifest.RoleTarball]
 				c.files[p] = []byte("not a tarball\n")
-				c.m.Subject.Integrity, c.m.Subject.TarballSHA256 = sri512(c.files[p]), sha256hex(c.files[p])
+				nameTarball(&c.m.Subject, c.files[p])
 			}},
 	}
 }

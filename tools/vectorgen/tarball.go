@@ -4,10 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"crypto/sha512"
-	"encoding/base64"
-	"encoding/hex"
 	"io"
 	"maps"
 	"os"
@@ -19,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/internal/pkgtar"
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules/static"
+	"github.com/dshaudit/dshaudit/vsa"
 )
 
 // npmEpoch is the modification time npm pack gives every entry.
@@ -106,15 +103,11 @@ func pluginTarball(dir string, pkg, patch []byte, r *strings.Replacer) ([]byte, 
 	return packTarball(files), nil
 }
 
-// sri512 and sha256hex are npm's integrity string and the hex sha256 of b.
-func sri512(b []byte) string {
-	s := sha512.Sum512(b)
-	return "sha512-" + base64.StdEncoding.EncodeToString(s[:])
-}
-
-func sha256hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+// nameTarball sets the subject's integrity and tarball_sha256 to the
+// digests of b, derived as the verifier derives them (vsa.TarballOf).
+func nameTarball(s *manifest.Subject, b []byte) {
+	t := vsa.TarballOf(b)
+	s.Integrity, s.TarballSHA256 = t.Integrity(), t.SHA256()
 }
 
 // repack makes the held tarball agree with what the lie left recorded,
@@ -154,10 +147,11 @@ func (c *lieCtx) repack() {
 		return
 	}
 	c.files[p] = tgz
-	if c.m.Subject.Integrity == sri512(old) {
-		c.m.Subject.Integrity = sri512(tgz)
+	o, n := vsa.TarballOf(old), vsa.TarballOf(tgz)
+	if c.m.Subject.Integrity == o.Integrity() {
+		c.m.Subject.Integrity = n.Integrity()
 	}
-	if c.m.Subject.TarballSHA256 == sha256hex(old) {
-		c.m.Subject.TarballSHA256 = sha256hex(tgz)
+	if c.m.Subject.TarballSHA256 == o.SHA256() {
+		c.m.Subject.TarballSHA256 = n.SHA256()
 	}
 }

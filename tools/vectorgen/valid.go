@@ -267,7 +267,7 @@ func (g *gen) holdTarball(in *assemble.Input, c capture, pkg, patch []byte) erro
 	if err != nil {
 		return err
 	}
-	in.Subject.Integrity, in.Subject.TarballSHA256 = sri512(tgz), sha256hex(tgz)
+	nameTarball(&in.Subject, tgz)
 	if !g.legacy {
 		in.Static.Tarball = tgz
 	}
