@@ -297,8 +297,10 @@ func mutate(rng *rand.Rand, b mutationBase) (mutant, string, bool) {
 	switch k := rng.IntN(10); {
 	case k < 5:
 		op, ok = mutateManifest(rng, &mu)
-	case k < 8:
+	case k < 7:
 		op, ok = mutateEvidence(rng, &mu)
+	case k < 8:
+		op, ok = mutateMove(rng, &mu)
 	default:
 		op, ok = mutateTimes(rng, &mu)
 	}
