@@ -8,6 +8,7 @@ import (
 	"github.com/dshaudit/dshaudit/internal/hosttool"
 	"github.com/dshaudit/dshaudit/internal/pkgtar"
 	"github.com/dshaudit/dshaudit/rules/static"
+	"github.com/dshaudit/dshaudit/vsa"
 	"net/http"
 	"os"
 	"time"
@@ -287,8 +288,9 @@ func (f *Fetched) warn(format string, a ...any) {
 
 func (f *Fetched) setTarball(tgz []byte) {
 	f.Tarball = tgz
-	f.Integrity = SRI512(tgz)
-	f.TarballSHA256 = SHA256Hex(tgz)
+	digests := vsa.TarballOf(tgz) // as verify derives them from the held tarball
+	f.Integrity = digests.Integrity()
+	f.TarballSHA256 = digests.SHA256()
 }
 
 // declarePatch reads and normalises dsh.bundle.patch from the metadata.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/internal/hosttool"
+	"github.com/dshaudit/dshaudit/vsa"
 )
 
 // fakeRegistry serves packuments and tarballs by escaped path; a fake for
@@ -60,7 +61,7 @@ func (f *fakeRegistry) publish(name string, versions map[string][]byte, extra ma
 	for v, tgz := range versions {
 		tb := fmt.Sprintf("%s/%s/-/%s-%s.tgz", f.srv.URL, name, filepath.Base(name), v)
 		f.files[strings.TrimPrefix(tb, f.srv.URL)] = tgz
-		raw := versionObject(name, v, extra[v], tb, SRI512(tgz))
+		raw := versionObject(name, v, extra[v], tb, vsa.TarballOf(tgz).Integrity())
 		raws[v] = raw
 		vs = append(vs, fmt.Sprintf("%q:%s", v, raw))
 	}
@@ -111,7 +112,7 @@ func TestFetchRegistryFallsBackToTarball(t *testing.T) {
 	if string(f.MetadataJSON) != raws["1.0.0"] {
 		t.Errorf("metadata is not the registry's raw bytes:\n got %s\nwant %s", f.MetadataJSON, raws["1.0.0"])
 	}
-	if f.Integrity != SRI512(tgz) || f.TarballSHA256 != SHA256Hex(tgz) || !bytes.Equal(f.Tarball, tgz) {
+	if f.Integrity != vsa.TarballOf(tgz).Integrity() || f.TarballSHA256 != vsa.TarballOf(tgz).SHA256() || !bytes.Equal(f.Tarball, tgz) {
 		t.Errorf("tarball digests wrong")
 	}
 	if string(f.Patch) != helloPatch || f.PatchSource != "tarball" || f.PatchPath != "cordis.patch.yml" || f.PatchDeclared != "./cordis.patch.yml" {

@@ -2,27 +2,15 @@ package pkgsource
 
 import (
 	"crypto/sha1"
-	"crypto/sha256"
 	"crypto/sha512"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/dshaudit/dshaudit/vsa"
 )
-
-// SRI512 returns the sha512 Subresource Integrity string of b, the form
-// npm records in dist.integrity.
-func SRI512(b []byte) string {
-	sum := sha512.Sum512(b)
-	return "sha512-" + base64.StdEncoding.EncodeToString(sum[:])
-}
-
-// SHA256Hex returns the hex sha256 of b.
-func SHA256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
 
 // VerifyIntegrity checks tarball bytes against a registry's
 // dist.integrity (an SRI list; at least one sha512 entry is required and
@@ -54,7 +42,7 @@ func VerifyIntegrity(what string, b []byte, integrity, shasum string) error {
 		}
 	}
 	if !matched {
-		return fmt.Errorf("%w: %s: sha512 is %s, dist.integrity says %q", ErrIntegrity, what, SRI512(b), integrity)
+		return fmt.Errorf("%w: %s: sha512 is %s, dist.integrity says %q", ErrIntegrity, what, vsa.TarballOf(b).Integrity(), integrity)
 	}
 	if shasum != "" {
 		s := sha1.Sum(b)

@@ -4,13 +4,14 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
+	"github.com/dshaudit/dshaudit/vsa"
 	"strings"
 	"testing"
 )
 
 func TestVerifyIntegrity(t *testing.T) {
 	b := []byte("tarball bytes")
-	good := SRI512(b)
+	good := vsa.TarballOf(b).Integrity()
 	s1 := sha1.Sum(b)
 	shasum := hex.EncodeToString(s1[:])
 	if err := VerifyIntegrity("t", b, good, shasum); err != nil {
@@ -19,7 +20,7 @@ func TestVerifyIntegrity(t *testing.T) {
 	if err := VerifyIntegrity("t", b, "sha1-AAAA "+good+"?opt", ""); err != nil {
 		t.Fatalf("SRI list with options: %v", err)
 	}
-	other := SRI512([]byte("other"))
+	other := vsa.TarballOf([]byte("other")).Integrity()
 	for name, c := range map[string]struct{ integrity, shasum, msg string }{
 		"mismatch":   {other, "", "dist.integrity says"},
 		"sha1 only":  {"sha1-" + strings.Repeat("A", 28), "", "no sha512"},

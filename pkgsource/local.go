@@ -15,6 +15,7 @@ import (
 	"github.com/dshaudit/dshaudit/internal/hosttool"
 
 	"github.com/dshaudit/dshaudit/internal/owner"
+	"github.com/dshaudit/dshaudit/vsa"
 )
 
 // TempPrefix starts the name of the temporary directory a local
@@ -121,7 +122,7 @@ func PackDir(ctx context.Context, npm, dir string, lim Limits) (tgz []byte, npmV
 	if err != nil {
 		return nil, "", err
 	}
-	if got := SRI512(tgz); packed[0].Integrity != "" && got != packed[0].Integrity {
+	if got := vsa.TarballOf(tgz).Integrity(); packed[0].Integrity != "" && got != packed[0].Integrity {
 		return nil, "", fmt.Errorf("%w: npm pack reported %q, the file it wrote is %q", ErrIntegrity, packed[0].Integrity, got)
 	}
 	return tgz, npmVersion, nil

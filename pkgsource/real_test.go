@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
+	"github.com/dshaudit/dshaudit/vsa"
 )
 
 // helloDir is the hello plugin's source, a byte copy of the project's
@@ -69,7 +70,7 @@ func TestRealRegistryIsNumber(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(npmTgz, f.Tarball) || f.TarballSHA256 != SHA256Hex(npmTgz) {
+	if !bytes.Equal(npmTgz, f.Tarball) || f.TarballSHA256 != vsa.TarballOf(npmTgz).SHA256() {
 		t.Errorf("tarball differs from npm's download of it")
 	}
 

@@ -28,9 +28,9 @@ type reportOptions struct {
 	// Artifact is a package tarball that must be the one tested.
 	Artifact string
 	Replay   string
-	Out     string
-	Layout  report.Layout
-	JSON    bool
+	Out      string
+	Layout   report.Layout
+	JSON     bool
 }
 
 // ReportMediaType identifies the --json object of `dshaudit report`.

@@ -17,6 +17,7 @@ import (
 	"github.com/dshaudit/dshaudit/internal/testutil/schematest"
 
 	"github.com/dshaudit/dshaudit/pkgsource"
+	"github.com/dshaudit/dshaudit/vsa"
 )
 
 func runStaticCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -48,7 +49,7 @@ func staticFakeRegistry(t *testing.T, name, version, pkgFields string, tgz []byt
 		switch r.URL.Path {
 		case "/" + name:
 			fmt.Fprintf(w, `{"name":%q,"dist-tags":{"latest":%q},"versions":{%q:{"name":%q,"version":%q,%s"dist":{"tarball":%q,"integrity":%q}}}}`,
-				name, version, version, name, version, pkgFields, srv.URL+"/t.tgz", pkgsource.SRI512(tgz))
+				name, version, version, name, version, pkgFields, srv.URL+"/t.tgz", vsa.TarballOf(tgz).Integrity())
 		case "/t.tgz":
 			w.Write(tgz)
 		default:
