@@ -1,0 +1,290 @@
+package rules
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
+)
+
+// The catalogue of what the pinned dsh and pnpm print that states a fact
+// about the run, and the one-pass reader that finds those lines in a
+// stage's output, cleaned as SPEC.md "Output lines" has it (issue 45).
+
+// FormName names one output form of the catalogue.
+type FormName string
+
+// The forms of the catalogue (Catalogue gives each its producer, literal,
+// pattern and source).
+const (
+	// FormProfileInitialized: dsh set up a profile that did not exist
+	// ("dsh: initialized profile web at /dsh-home/profiles/web").
+	FormProfileInitialized FormName = "dsh-profile-initialized"
+	// FormPNPMFailedIn: pnpm exited non-zero in the profile directory.
+	FormPNPMFailedIn FormName = "dsh-pnpm-failed"
+	// FormProgress: pnpm's store counters ("Progress: resolved 1, reused
+	// 0, downloaded 1, added 1, done").
+	FormProgress FormName = "pnpm-progress"
+	// FormProgressNoAdded: the same counters without "added".
+	FormProgressNoAdded FormName = "pnpm-progress-without-added"
+	// FormDone: pnpm's summary ("Done in 1.1s using pnpm v9.15.9").
+	FormDone FormName = "pnpm-done"
+	// FormUpdateAvailable: the update box's line naming the running
+	// pnpm's version ("Update available! 9.15.9 → 12.21.0.").
+	FormUpdateAvailable FormName = "pnpm-update-available"
+	// FormUnsupportedEngine: pnpm's warning that a package's engines do
+	// not accept the running node or pnpm, naming both versions.
+	FormUnsupportedEngine FormName = "pnpm-unsupported-engine"
+	// FormUnsupportedEngineError: the same check as an error (engine-strict
+	// or a wanted pnpm version), naming the package.
+	FormUnsupportedEngineError FormName = "pnpm-unsupported-engine-error"
+	// FormPNPMError: pnpm gives up ("ERR_PNPM_ADDING_TO_ROOT  …").
+	FormPNPMError FormName = "pnpm-error"
+	// FormListProject: pnpm list's label of a private project, its name,
+	// version when it has one, and directory
+	// ("dsh-profile-web /dsh-home/profiles/web (PRIVATE)").
+	FormListProject FormName = "pnpm-list-project"
+)
+
+// Producers of the catalogue's forms: the versions the image pins.
+const (
+	ProducerDSH  = "dsh 0.1.0-rc.8"
+	ProducerPNPM = "pnpm 9.15.9"
+)
+
+// The files of the image (localhost/dsh-sandbox:0.1.0-rc.8) the forms
+// come from.
+const (
+	SourceDSHPlugin = "/opt/dsh/node_modules/@deepseek-ai/dsh/lib/plugin-9h8shc4d.js"
+	SourcePNPM      = "/opt/pnpm/dist/pnpm.cjs"
+)
+
+// Form is one line form the pinned dsh or pnpm prints.
+type Form struct {
+	Name     FormName
+	Producer string
+	// Literal is in every line Pattern matches, cleaned or raw (it holds
+	// no byte that cleaning changes): the reader looks for it with
+	// bytes.Index and gives Pattern only the lines that hold it.
+	Literal string
+	// Pattern matches one whole cleaned line (SPEC.md "Output lines");
+	// its submatches are the facts the line states.
+	Pattern *lazyregexp.Regexp
+	// Source is the file in the image that prints the form and Snippet
+	// the exact text there that prints it (TestCatalogueInImage).
+	Source  string
+	Snippet string
+	// Example is a line the form matches, as dsh or pnpm prints it.
+	Example string
+}
+
+// Catalogue lists every form the run model reads, in the order the
+// reader tries them on a line.
+var Catalogue = []Form{
+	{
+		Name: FormProfileInitialized, Example: "dsh: initialized profile web at /dsh-home/profiles/web",
+		Producer: ProducerDSH,
+		Literal:  "dsh: initialized profile ",
+		Pattern:  lazyregexp.New(`^dsh: initialized profile (\S+) at (\S+)\s*$`),
+		Source:   SourceDSHPlugin,
+		Snippet:  "process.stderr.write(`${NAME}: initialized profile ${profile} at ${dir}\\n`);",
+	},
+	{
+		Name: FormPNPMFailedIn, Example: "dsh: pnpm failed in profile directory /dsh-home/profiles/web",
+		Producer: ProducerDSH,
+		Literal:  "dsh: pnpm failed in profile directory ",
+		Pattern:  lazyregexp.New(`^dsh: pnpm failed in profile directory (\S+)\s*$`),
+		Source:   SourceDSHPlugin,
+		Snippet:  "process.stderr.write(`${NAME}: pnpm failed in profile directory ${dir}\\n`);",
+	},
+	{
+		Name: FormProgress, Example: "Progress: resolved 1, reused 0, downloaded 1, added 1, done",
+		Producer: ProducerPNPM,
+		Literal:  "Progress: resolved ",
+		Pattern:  lazyregexp.New(`^Progress: resolved (\d+), reused (\d+), downloaded (\d+), added (\d+)(, done)?\s*$`),
+		Source:   SourcePNPM,
+		Snippet:  "const msg = `Progress: resolved ${(0, outputConstants_1.hlValue)(progress.resolved.toString())}, reused ${(0, outputConstants_1.hlValue)(progress.reused.toString())}, downloaded ${(0, outputConstants_1.hlValue)(progress.fetched.toString())}, added ${(0, outputConstants_1.hlValue)(progress.imported.toString())}`;",
+	},
+	{
+		Name: FormProgressNoAdded, Example: "Progress: resolved 1, reused 0, downloaded 1",
+		Producer: ProducerPNPM,
+		Literal:  "Progress: resolved ",
+		Pattern:  lazyregexp.New(`^Progress: resolved (\d+), reused (\d+), downloaded (\d+)(, done)?\s*$`),
+		Source:   SourcePNPM,
+		Snippet:  "const msg = `Progress: resolved ${(0, outputConstants_1.hlValue)(progress.resolved.toString())}, reused ${(0, outputConstants_1.hlValue)(progress.reused.toString())}, downloaded ${(0, outputConstants_1.hlValue)(progress.fetched.toString())}`;",
+	},
+	{
+		// Anchored at the start only, as the time check has always read
+		// it: the version is the word after "v".
+		Name: FormDone, Example: "Done in 1.1s using pnpm v9.15.9",
+		Producer: ProducerPNPM,
+		Literal:  "Done in ",
+		Pattern:  lazyregexp.New(`^Done in ((?:\d+(?:\.\d+)?(?:ms|s|m|h|d) ?)+) using pnpm v(\S*)`),
+		Source:   SourcePNPM,
+		Snippet:  "msg: `Done in ${(0, pretty_ms_1.default)(log2.endedAt - log2.startedAt)} using ${cli_meta_1.packageManager.name} v${cli_meta_1.packageManager.version}`",
+	},
+	{
+		// boxen centres the line between the box's borders.
+		Name: FormUpdateAvailable, Example: "   │                Update available! 9.15.9 → 12.21.0.                │",
+		Producer: ProducerPNPM,
+		Literal:  "Update available! ",
+		Pattern:  lazyregexp.New(`^[\s\p{Zs}]*│?[\s\p{Zs}]*Update available! (\S+) → (\S+?)\.[\s\p{Zs}]*│?[\s\p{Zs}]*$`),
+		Source:   SourcePNPM,
+		Snippet:  "msg: (0, boxen_1.default)(`Update available! ${chalk_1.default.red(log2.currentVersion)} \\u2192 ${chalk_1.default.green(log2.latestVersion)}.",
+	},
+	{
+		// formatWarn's " WARN " (thin spaces), after the project's
+		// directory when it is not pnpm's working directory.
+		Name: FormUnsupportedEngine, Example: "\u2009WARN\u2009 Unsupported engine: wanted: {\"node\":\">=30\"} (current: {\"node\":\"v24.11.1\",\"pnpm\":\"9.15.9\"})",
+		Producer: ProducerPNPM,
+		Literal:  "Unsupported engine: wanted: ",
+		Pattern:  lazyregexp.New(`^.*\bWARN[\s\p{Zs}]+Unsupported engine: wanted: (\{[^{}]*\}) \(current: (\{[^{}]*\})\)\s*$`),
+		Source:   SourcePNPM,
+		Snippet:  "message: `Unsupported ${err instanceof package_is_installable_1.UnsupportedEngineError ? \"engine\" : \"platform\"}: wanted: ${JSON.stringify(err.wanted)} (current: ${JSON.stringify(err.current)})`,",
+	},
+	{
+		Name: FormUnsupportedEngineError, Example: "\u2009ERR_PNPM_UNSUPPORTED_ENGINE\u2009 Unsupported engine for /dsh-home/profiles/web: wanted: {\"pnpm\":\">=10\"} (current: {\"node\":\"v24.11.1\",\"pnpm\":\"9.15.9\"})",
+		Producer: ProducerPNPM,
+		Literal:  "Unsupported engine for ",
+		Pattern:  lazyregexp.New(`^.*\bUnsupported engine for (.+?): wanted: (\{[^{}]*\}) \(current: (\{[^{}]*\})\)\s*$`),
+		Source:   SourcePNPM,
+		Snippet:  "super(\"UNSUPPORTED_ENGINE\", `Unsupported engine for ${packageId}: wanted: ${JSON.stringify(wanted)} (current: ${JSON.stringify(current)})`);",
+	},
+	{
+		// formatErrorSummary: the code between thin spaces, then the message.
+		Name: FormPNPMError, Example: " ERR_PNPM_ADDING_TO_ROOT  Running this command will add the dependency to the workspace root",
+		Producer: ProducerPNPM,
+		Literal:  "ERR_PNPM_",
+		Pattern:  lazyregexp.New(`^[\s\p{Zs}]*(ERR_PNPM_[A-Z0-9_]+)`),
+		Source:   SourcePNPM,
+		Snippet:  "return `${chalk_1.default.bgRed.black(`\\u2009${code ?? \"ERROR\"}\\u2009`)} ${chalk_1.default.red(message2)}`;",
+	},
+	{
+		// renderTreeForPackage's label: name, "@version" when the
+		// project has one, its directory, " (PRIVATE)".
+		Name: FormListProject, Example: "dsh-profile-web /dsh-home/profiles/web (PRIVATE)",
+		Producer: ProducerPNPM,
+		Literal:  " (PRIVATE)",
+		Pattern:  lazyregexp.New(`^((?:@[^\s@/]+/)?[^\s@]+)(?:@(\S+))? (\S+) \(PRIVATE\)\s*$`),
+		Source:   SourcePNPM,
+		Snippet:  "label += \" (PRIVATE)\";",
+	},
+}
+
+// FormOf returns the catalogue's form of that name.
+func FormOf(name FormName) Form {
+	for _, f := range Catalogue {
+		if f.Name == name {
+			return f
+		}
+	}
+	panic("rules: no catalogue form " + string(name))
+}
+
+// Reading is one line of a stage's output that a catalogue form matches.
+type Reading struct {
+	Form FormName
+	// Line is the cleaned line, and Sub the pattern's submatches in it
+	// (Sub[0] the whole match).
+	Line string
+	Sub  []string
+}
+
+// ReadForms calls f, in the order of the output, with each line of out
+// that a catalogue form matches, once for each form (in catalogue order)
+// whose pattern matches it, until f returns false. A line is
+// cleaned and matched only when it holds one of the forms' literals, or
+// when it holds a byte that cleaning removes (which could split a
+// literal in the raw bytes): the lines are found with bytes.Index over
+// the whole output, one search per distinct literal, so the cost of an
+// output without the forms' lines is close to that of bytes.Index
+// (issue 48).
+func ReadForms(out []byte, f func(Reading) bool) {
+	for _, start := range candidateLines(out) {
+		end := len(out)
+		if j := bytes.IndexByte(out[start:], '\n'); j >= 0 {
+			end = start + j
+		}
+		l := cleanLine(out[start:end])
+		for _, fm := range Catalogue {
+			if !strings.Contains(l, fm.Literal) {
+				continue
+			}
+			if sm := fm.Pattern.FindStringSubmatch(l); sm != nil {
+				if !f(Reading{Form: fm.Name, Line: l, Sub: sm}) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// candidateLines returns, in order and once each, the start offsets of
+// the lines of out that hold a catalogue literal or a byte that cleaning
+// removes.
+func candidateLines(out []byte) []int {
+	var starts []int
+	seen := map[string]bool{}
+	for _, fm := range Catalogue {
+		if seen[fm.Literal] {
+			continue
+		}
+		seen[fm.Literal] = true
+		starts = appendLineStarts(starts, out, fm.Literal)
+	}
+	for _, c := range controlBytes(out) {
+		starts = appendLineStarts(starts, out, string(c))
+	}
+	if len(starts) < 2 {
+		return starts
+	}
+	slices.Sort(starts)
+	n := 1
+	for _, s := range starts[1:] {
+		if s != starts[n-1] {
+			starts[n] = s
+			n++
+		}
+	}
+	return starts[:n]
+}
+
+// appendLineStarts appends the start of each line of out that holds lit.
+func appendLineStarts(starts []int, out []byte, lit string) []int {
+	for off := 0; off < len(out); {
+		i := bytes.Index(out[off:], []byte(lit))
+		if i < 0 {
+			break
+		}
+		at := off + i
+		starts = append(starts, bytes.LastIndexByte(out[:at], '\n')+1)
+		off = at + len(lit)
+		if j := bytes.IndexByte(out[at:], '\n'); j >= 0 {
+			off = at + j + 1
+		} else {
+			off = len(out)
+		}
+	}
+	return starts
+}
+
+// controlBytes returns the bytes other than "\n" that cleaning removes or
+// replaces (C0 controls, ESC and DEL; a tab becomes a space) that out
+// holds. A catalogue literal is printable ASCII, so a line without them
+// holds a literal once cleaned exactly when it holds it raw.
+func controlBytes(out []byte) []byte {
+	var has [0x80]bool
+	for _, c := range out {
+		if c < ' ' || c == 0x7f {
+			has[c] = true
+		}
+	}
+	var cs []byte
+	for c, ok := range has {
+		if ok && c != '\n' {
+			cs = append(cs, byte(c))
+		}
+	}
+	return cs
+}

@@ -1,0 +1,99 @@
+package rules
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Each form matches its example line, the example holds the literal, and
+// the literal is printable ASCII (so that cleaning cannot make or break
+// it); a form whose pattern does not match its own example is a typo the
+// reader would never report.
+func TestCatalogueFormsMatchTheirExamples(t *testing.T) {
+	names := map[FormName]bool{}
+	for _, f := range Catalogue {
+		if names[f.Name] {
+			t.Errorf("form %s listed twice", f.Name)
+		}
+		names[f.Name] = true
+		if f.Literal == "" || !printableASCII([]byte(f.Literal)) {
+			t.Errorf("%s: literal %q is not printable ASCII", f.Name, f.Literal)
+		}
+		if !strings.HasPrefix(f.Pattern.String(), "^") {
+			t.Errorf("%s: pattern %q is not anchored at the line's start", f.Name, f.Pattern)
+		}
+		if !strings.Contains(f.Example, f.Literal) {
+			t.Errorf("%s: example %q lacks the literal %q", f.Name, f.Example, f.Literal)
+		}
+		if !f.Pattern.MatchString(f.Example) {
+			t.Errorf("%s: pattern %q does not match its example %q", f.Name, f.Pattern, f.Example)
+		}
+		if f.Source == "" || f.Snippet == "" || (f.Producer != ProducerDSH && f.Producer != ProducerPNPM) {
+			t.Errorf("%s: no source, snippet or producer", f.Name)
+		}
+		var got []FormName
+		ReadForms([]byte("x\n"+f.Example+"\ny"), func(r Reading) bool {
+			got = append(got, r.Form)
+			return true
+		})
+		if !containsForm(got, f.Name) {
+			t.Errorf("%s: ReadForms reads its example as %v", f.Name, got)
+		}
+	}
+}
+
+func containsForm(fs []FormName, n FormName) bool {
+	for _, f := range fs {
+		if f == n {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadForms reads what matching every cleaned line against every form
+// reads (its oracle): on the real evidence, and on lines whose literal
+// an escape sequence, a control character or a tab splits in the raw
+// bytes, which cleaning joins.
+func TestReadFormsAsEveryLine(t *testing.T) {
+	outs := [][]byte{
+		[]byte("Done\x1b[1m in 1s using pnpm v9.15.9\nProgress: resolved\t1, reused 1, downloaded 0, added 1, done\r\n"),
+		[]byte("dsh: initialized\x00 profile web at /x\r\nxx Progress: resolved 1, reused 1, downloaded 0\n\x1b[33mProgress: resolved 1, reused 1, downloaded 0\x1b[39m"),
+		[]byte("Done in 1s using pnpm v9.15.9\rDone in 2s using pnpm v8\n"),
+		{},
+	}
+	files, _ := filepath.Glob(filepath.Join(evidenceDir, "*/t*.std*"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, b)
+	}
+	read := 0
+	for _, out := range outs {
+		var got, want []string
+		ReadForms(out, func(r Reading) bool {
+			got = append(got, string(r.Form)+" "+strings.Join(r.Sub, "|"))
+			return true
+		})
+		eachLine(out, func(l string) bool {
+			for _, f := range Catalogue {
+				if sm := f.Pattern.FindStringSubmatch(l); sm != nil {
+					want = append(want, string(f.Name)+" "+strings.Join(sm, "|"))
+				}
+			}
+			return true
+		})
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("output %q:\nReadForms %q\nevery line %q", bytes.TrimSpace(out[:min(len(out), 200)]), got, want)
+		}
+		read += len(got)
+	}
+	if read < 20 {
+		t.Fatalf("only %d readings in the outputs: the test reads nothing", read)
+	}
+}
