@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand"
 	"os"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 	"github.com/dshaudit/dshaudit/rules/jsyaml"
+	"gopkg.in/yaml.v3"
 )
 
 // The differential test runs js-yaml itself, the version dsh ships, on
@@ -524,4 +527,41 @@ func mutate(r *rand.Rand, seed []byte) []byte {
 		}
 	}
 	return b
+}
+
+// TestLoadDecodedAsLoad: on every input whose one document yaml.v3
+// decodes (as T0's clause 5.1.3 decodes the patch before reading it with
+// LoadDecoded), LoadDecoded gives Load's value, root line and error.
+func TestLoadDecodedAsLoad(t *testing.T) {
+	r := rand.New(rand.NewSource(*diffSeed + 2))
+	base := seeds(t)
+	in := append([][]byte{nil, []byte("# only a comment\n"), []byte("- a\r- b\n"), []byte("- \u2028\n")}, base...)
+	for range 3000 {
+		in = append(in, genDoc(r), mutate(r, base[r.Intn(len(base))]))
+	}
+	decoded, accepted, refused := 0, 0, 0
+	for i, b := range in {
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		var doc, second yaml.Node
+		if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+			continue
+		} else if err == nil && !errors.Is(dec.Decode(&second), io.EOF) {
+			continue
+		}
+		decoded++
+		v1, root1, err1 := jsyaml.Load(b)
+		v2, root2, err2 := jsyaml.LoadDecoded(b, &doc)
+		if fmt.Sprint(err1) != fmt.Sprint(err2) || fmt.Sprint(canon(v1)) != fmt.Sprint(canon(v2)) || (root1 == nil) != (root2 == nil) || (root1 != nil && root1.Line != root2.Line) {
+			t.Fatalf("input %d %q: Load gives %v, %v; LoadDecoded %v, %v", i, b, canon(v1), err1, canon(v2), err2)
+		}
+		if err1 == nil {
+			accepted++
+		} else {
+			refused++
+		}
+	}
+	t.Logf("%d of %d inputs decoded: %d read, %d refused by both", decoded, len(in), accepted, refused)
+	if accepted < 500 || refused < 50 {
+		t.Errorf("%d read and %d refused: too few of either for the comparison to mean something", accepted, refused)
+	}
 }

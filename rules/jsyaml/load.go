@@ -16,32 +16,9 @@ import (
 // yaml.v3 parses the bytes; a syntax error is reported as its error,
 // wrapping ErrRefused. It never panics: a panic inside yaml.v3 is an error.
 func Load(b []byte) (v *Value, root *yaml.Node, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			v, root, err = nil, nil, fmt.Errorf("%w: the YAML parser failed: %v", ErrRefused, r)
-		}
-	}()
-	if i := bytes.IndexAny(b, "\u2028\u2029\u0085"); i >= 0 {
-		line := bytes.Count(b[:i], []byte("\n")) + 1
-		return nil, nil, fmt.Errorf("%w: line %d: U+2028, U+2029 or U+0085 (NEL): a line break to yaml.v3 and YAML 1.1 readers, an ordinary character to js-yaml (YAML 1.2)", ErrConflict, line)
-	}
-	if i := bytes.Index(b[min(len(b), 3):], []byte("\ufeff")); i >= 0 {
-		line := bytes.Count(b[:i+3], []byte("\n")) + 1
-		return nil, nil, fmt.Errorf("%w: line %d: a byte order mark (U+FEFF) after the start: js-yaml and yaml.v3 treat it differently", ErrConflict, line)
-	}
-	for i := bytes.IndexByte(b, '\r'); i >= 0; {
-		if i+1 >= len(b) || b[i+1] != '\n' {
-			line := bytes.Count(b[:i], []byte("\n")) + 1
-			return nil, nil, fmt.Errorf("%w: line %d: a carriage return not followed by a line feed: yaml.v3 and js-yaml break lines there differently", ErrConflict, line)
-		}
-		j := bytes.IndexByte(b[i+1:], '\r')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	if line, ok := markerLike(b); ok {
-		return nil, nil, fmt.Errorf("%w: line %d: a line starting with --- or ... that is not a document marker: yaml.v3 may read a scalar where js-yaml throws", ErrConflict, line)
+	defer recoverParser(&v, &root, &err)
+	if err := conflicts(b); err != nil {
+		return nil, nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
@@ -58,11 +35,68 @@ func Load(b []byte) (v *Value, root *yaml.Node, err error) {
 		}
 		return nil, nil, fmt.Errorf("%w: more than one YAML document (a second starts at line %d); js-yaml's load throws", ErrRefused, extra.Line)
 	}
+	return convert(b, &doc)
+}
+
+// LoadDecoded is Load for a caller that has already decoded b with
+// yaml.v3 into doc and found no second document (doc is the zero node
+// when b holds none): the same checks, value and errors as Load(b) when
+// yaml.v3 accepts b, without building a second node tree. T0's clause
+// 5.1.3 decodes the patch itself and keeps its tree, and a second tree
+// of a 256 KiB patch beside it was the peak of a verification's memory
+// (issue 48).
+func LoadDecoded(b []byte, doc *yaml.Node) (v *Value, root *yaml.Node, err error) {
+	defer recoverParser(&v, &root, &err)
+	if err := conflicts(b); err != nil {
+		return nil, nil, err
+	}
+	return convert(b, doc)
+}
+
+// recoverParser turns a panic inside yaml.v3 or the conversion into an
+// error wrapping ErrRefused.
+func recoverParser(v **Value, root **yaml.Node, err *error) {
+	if r := recover(); r != nil {
+		*v, *root, *err = nil, nil, fmt.Errorf("%w: the YAML parser failed: %v", ErrRefused, r)
+	}
+}
+
+// conflicts finds what yaml.v3 and js-yaml read differently in the bytes
+// themselves, before any parse.
+func conflicts(b []byte) error {
+	if i := bytes.IndexAny(b, "\u2028\u2029\u0085"); i >= 0 {
+		line := bytes.Count(b[:i], []byte("\n")) + 1
+		return fmt.Errorf("%w: line %d: U+2028, U+2029 or U+0085 (NEL): a line break to yaml.v3 and YAML 1.1 readers, an ordinary character to js-yaml (YAML 1.2)", ErrConflict, line)
+	}
+	if i := bytes.Index(b[min(len(b), 3):], []byte("\ufeff")); i >= 0 {
+		line := bytes.Count(b[:i+3], []byte("\n")) + 1
+		return fmt.Errorf("%w: line %d: a byte order mark (U+FEFF) after the start: js-yaml and yaml.v3 treat it differently", ErrConflict, line)
+	}
+	for i := bytes.IndexByte(b, '\r'); i >= 0; {
+		if i+1 >= len(b) || b[i+1] != '\n' {
+			line := bytes.Count(b[:i], []byte("\n")) + 1
+			return fmt.Errorf("%w: line %d: a carriage return not followed by a line feed: yaml.v3 and js-yaml break lines there differently", ErrConflict, line)
+		}
+		j := bytes.IndexByte(b[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	if line, ok := markerLike(b); ok {
+		return fmt.Errorf("%w: line %d: a line starting with --- or ... that is not a document marker: yaml.v3 may read a scalar where js-yaml throws", ErrConflict, line)
+	}
+	return nil
+}
+
+// convert reads a decoded document's one root as js-yaml builds it; a
+// document that is not one root (none) is nil, as js-yaml's undefined.
+func convert(b []byte, doc *yaml.Node) (*Value, *yaml.Node, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		return nil, nil, nil
 	}
-	root = doc.Content[0]
-	v, err = fromSource(root, b)
+	root := doc.Content[0]
+	v, err := fromSource(root, b)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -98,8 +98,9 @@ func check513(s *state) ClauseResult {
 		}
 	}
 	// dsh's loader is js-yaml with its own schema: the patch must load
-	// there, and read the same by every plausible reader. SPEC.md "Consumers".
-	js, _, jerr := jsyaml.Load(src)
+	// there, and read the same by every plausible reader. SPEC.md
+	// "Consumers". It reads the tree decoded above, not a second one.
+	js, _, jerr := jsyaml.LoadDecoded(src, &doc)
 	if jerr != nil {
 		return ClauseResult{Status: NonConforming, Observed: "refused by " + jsyaml.Consumer,
 			Message: "dsh reads the patch file with " + jsyaml.Consumer + ", and the readings differ or it refuses the file: " + jerr.Error()}
