@@ -56,6 +56,12 @@ func decisionLies() []lie {
 		{name: "t3_dump_float_16_digits", class: V, field: "repetitions[1].T3.status", verdict: "config_failed", spec: "YAML as dsh reads it",
 			desc: "the dump's hello-dsh entry has a config value 1.234567890123456, a float of 16 digits, which the YAML reading refuses, and T3 is recorded passed",
 			edit: func(c *lieCtx) { c.dumpEntry("  config:\n    ratio: 1.234567890123456\n") }},
+		{name: "dump_entry_patch_without_insert", class: verify.ClassSubjectMismatch, field: "static.evidence.patch", verdict: "installs_but_not_registered", base: "installs_but_not_registered", spec: "What the verifier cross-checks",
+			desc: "the recorded patch reads as a list without an insert entry (- id: llm-retry, disabled: true), and T3, which exited 0, is recorded installs_but_not_registered while its dump shows a root entry naming the package: that entry is not an insert entry of the patch, a finding on the patch, not a patch left uncompared",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T3, "stdout", "- id: timer\n  name: '@deepseek-ai/cordis-plugin-timer'\n",
+					"- id: timer\n  name: '@deepseek-ai/cordis-plugin-timer'\n- id: noinsert\n  name: noinsert-dsh-plugin\n")
+			}},
 		{name: "not_run_stage_with_verdict", class: V, field: "repetitions[1].T2.verdict", verdict: "install_failed", base: "install_failed", spec: "Normative and informative values",
 			desc: "repetition 1's T2, not run after T1 failed, records the verdict install_failed: a stage that did not run is rebuilt as its code and not_executed alone",
 			edit: func(c *lieCtx) { c.stage(1, rules.T2).Verdict = "install_failed" }},
