@@ -14,6 +14,14 @@
 #                                           the summary is signed keylessly)
 #   INPUT_PACKAGE=SPEC INPUT_IMAGE=REF scripts/action-local.sh OUTDIR
 #                                           the full run of SPEC (1–2 min)
+#   ACTION_LOCAL_AUDIT_EVIDENCE=DIR scripts/action-local.sh OUTDIR
+#                                           attach the reusable audit
+#                                           workflow's evidence (DIR, the
+#                                           files scripts/audit-local.sh
+#                                           uploads), checked under the
+#                                           runner policy (its workflow
+#                                           ACTION_LOCAL_AUDIT_WORKFLOW,
+#                                           default audit-local.sh's)
 #
 # It first lints action.yml, examples/release.yml and the reusable audit
 # workflow (.github/workflows/audit.yml) with actionlint
@@ -40,10 +48,12 @@ actionlint=${ACTIONLINT:-$cache/tools/actionlint-v1.7.12/actionlint}
 lint=$out/lint
 mkdir -p "$lint/.github/workflows"
 cp action.yml "$lint/"
-sed 's|uses: dshaudit/dshaudit@v[0-9]*|uses: ./|' examples/release.yml >"$lint/.github/workflows/release.yml"
-grep -q 'uses: ./$' "$lint/.github/workflows/release.yml" || fail "examples/release.yml does not use dshaudit/dshaudit@vN"
+for ex in release release-own-run; do
+	sed 's|uses: dshaudit/dshaudit@v[0-9]*$|uses: ./|' "examples/$ex.yml" >"$lint/.github/workflows/$ex.yml"
+	grep -q 'uses: ./$' "$lint/.github/workflows/$ex.yml" || fail "examples/$ex.yml does not use dshaudit/dshaudit@vN"
+	"$actionlint" "examples/$ex.yml" || fail "actionlint found problems in examples/$ex.yml"
+done
 (cd "$lint" && git init -q . && "$actionlint") || fail "actionlint found problems"
-"$actionlint" examples/release.yml || fail "actionlint found problems in examples/release.yml"
 "$actionlint" .github/workflows/audit.yml || fail "actionlint found problems in .github/workflows/audit.yml"
 
 # The environment of a release job.
@@ -87,7 +97,9 @@ export PATH=$out/bin:$PATH
 # action.yml maps them.
 export DSHAUDIT=$RUNNER_TEMP/bin/dshaudit GH_TOKEN=recorder
 export INPUT_SIGNING_KEY INPUT_PUBLIC_KEY INPUT_KEYLESS INPUT_VERIFIER_ID=https://github.com/acme/hello-dsh-plugin/actions
-if [[ ${ACTION_LOCAL_KEYLESS:-} == 1 ]]; then
+export INPUT_AUDIT_EVIDENCE="" INPUT_AUDIT_WORKFLOW=""
+level=DSHIO_DYNAMIC_PASS
+if [[ ${ACTION_LOCAL_KEYLESS:-} == 1 || -n ${ACTION_LOCAL_AUDIT_EVIDENCE:-} ]]; then
 	env=$cache/sigstore/run/sigstore.env
 	[[ -f $env ]] || fail "keyless: $env is missing (scripts/setup-sigstore.sh start)"
 	# Its values are read, not sourced (one holds spaces unquoted).
@@ -98,6 +110,21 @@ if [[ ${ACTION_LOCAL_KEYLESS:-} == 1 ]]; then
 	done
 	curl -fsS -o /dev/null "$DSHAUDIT_SIGSTORE_OIDC_ISSUER/.well-known/openid-configuration" ||
 		fail "keyless: the OIDC issuer $DSHAUDIT_SIGSTORE_OIDC_ISSUER is not answering (scripts/setup-sigstore.sh start)"
+fi
+if [[ -n ${ACTION_LOCAL_AUDIT_EVIDENCE:-} ]]; then
+	# The release job after the audit job: it attaches the audit
+	# workflow's artifact and signs nothing.
+	INPUT_AUDIT_EVIDENCE=$(realpath "$ACTION_LOCAL_AUDIT_EVIDENCE")
+	INPUT_AUDIT_WORKFLOW=${ACTION_LOCAL_AUDIT_WORKFLOW:-https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v0.0.0-local}
+	INPUT_SIGNING_KEY="" INPUT_PUBLIC_KEY="" INPUT_KEYLESS=false
+	export INPUT_TRUSTED_ROOT=$DSHAUDIT_SIGSTORE_TRUSTED_ROOT INPUT_SIGNING_CONFIG=""
+	export INPUT_CERTIFICATE_IDENTITY="" INPUT_CERTIFICATE_OIDC_ISSUER=$DSHAUDIT_SIGSTORE_OIDC_ISSUER
+	summarytrust=(--trusted-root "$INPUT_TRUSTED_ROOT" --certificate-audit-workflow "$INPUT_AUDIT_WORKFLOW"
+		--certificate-oidc-issuer "$INPUT_CERTIFICATE_OIDC_ISSUER")
+	level=DSHIO_AUDIT_WORKFLOW
+	# The audit workflow's verifier.id (scripts/audit-local.sh's).
+	INPUT_VERIFIER_ID=${ACTION_LOCAL_AUDIT_VERIFIER_ID:-$INPUT_VERIFIER_ID}
+elif [[ ${ACTION_LOCAL_KEYLESS:-} == 1 ]]; then
 	# What GitHub sets with permissions: id-token: write; the claims
 	# override the issuer's defaults so that the token names this job.
 	wf=$GITHUB_WORKFLOW_REF
@@ -120,7 +147,9 @@ else
 fi
 export INPUT_TAG=v1.0.0 INPUT_UPLOAD=true INPUT_IMAGE_ARCHIVE=${INPUT_IMAGE_ARCHIVE:-}
 export INPUT_IMAGE=${INPUT_IMAGE:-} INPUT_PACKAGE=${INPUT_PACKAGE:-}
-if [[ -z $INPUT_PACKAGE ]]; then
+if [[ -n $INPUT_AUDIT_EVIDENCE ]]; then
+	export INPUT_BUNDLE=""
+elif [[ -z $INPUT_PACKAGE ]]; then
 	export INPUT_BUNDLE=$repo/testdata/vectors/pass.dshaudit.tar.zst
 else
 	command -v podman >/dev/null || fail "the full run needs podman (scripts/setup.sh)"
@@ -147,7 +176,7 @@ n=$(ls "$recorded" | wc -l)
 bundle=$(ls "$recorded"/*.dshaudit.tar.zst)
 grep -q '<html' "$recorded"/*.report.html || fail "the report is not an HTML page"
 "$DSHAUDIT" verify-summary "$recorded"/*.vsa.sigstore.json "${summarytrust[@]}" \
-	--artifact "$bundle" --verifier-id "$INPUT_VERIFIER_ID" --level DSHIO_DYNAMIC_PASS >/dev/null ||
+	--artifact "$bundle" --verifier-id "$INPUT_VERIFIER_ID" --level "$level" >/dev/null ||
 	fail "the uploaded summary does not verify"
 grep -q '^### dshaudit: ' "$GITHUB_STEP_SUMMARY" || fail "no job summary"
 echo "action-local: ok"

@@ -10,6 +10,12 @@
 #   DSHAUDIT            the dshaudit binary
 #   INPUT_PACKAGE       NAME@VERSION (default: package.json's, in $GITHUB_WORKSPACE)
 #   INPUT_BUNDLE        publish this bundle instead of running the tests
+#   INPUT_AUDIT_EVIDENCE the reusable audit workflow's artifact, a directory:
+#                       check its bundle and summary under the runner
+#                       policy and publish its four files as they are,
+#                       instead of running, signing and summarising here
+#   INPUT_AUDIT_WORKFLOW with it: the audit workflow the certificates must
+#                       name (https://github.com/OWNER/REPO/.github/workflows/audit.yml@refs/tags/vX)
 #   INPUT_IMAGE         sandbox image NAME@sha256:DIGEST (default: built here)
 #   INPUT_IMAGE_ARCHIVE the image's OCI archive, a path or an https URL
 #   INPUT_SIGNING_KEY   the private key, PEM (from a secret)
@@ -46,7 +52,13 @@ tag=${INPUT_TAG:-${GITHUB_REF_NAME:-}}
 
 # The package: NAME@VERSION, by default the workspace's package.json.
 pkg=${INPUT_PACKAGE:-}
-if [[ -z $pkg && -z ${INPUT_BUNDLE:-} ]]; then
+audit=${INPUT_AUDIT_EVIDENCE:-}
+if [[ -n $audit ]]; then
+	# The audit workflow tested, signed and summarised: nothing of this
+	# job's may replace or re-sign its evidence.
+	[[ -z $pkg && -z ${INPUT_BUNDLE:-} && -z ${INPUT_SIGNING_KEY:-} && ${INPUT_KEYLESS:-false} != true ]] ||
+		die "audit-evidence: give none of package, bundle, signing-key and keyless (the audit workflow ran and signed)"
+elif [[ -z $pkg && -z ${INPUT_BUNDLE:-} ]]; then
 	pj=${GITHUB_WORKSPACE:-.}/package.json
 	[[ -f $pj ]] || die "no package input and no $pj"
 	pkg=$(node -e 'const p=require(process.argv[1]); process.stdout.write(p.name+"@"+p.version)' "$pj")
@@ -58,7 +70,19 @@ fi
 # public-key).
 keyfile=$RUNNER_TEMP/dshaudit-signing.key
 pub=${INPUT_PUBLIC_KEY:-}
-if [[ ${INPUT_KEYLESS:-false} == true ]]; then
+if [[ -n $audit ]]; then
+	# The runner policy (SPEC.md "Runner policy"): the audit workflow at a
+	# release tag, on a GitHub-hosted runner, with that tag's dshaudit.
+	wf=${INPUT_AUDIT_WORKFLOW:-}
+	[[ $wf == */.github/workflows/audit.yml@refs/tags/* ]] ||
+		die "audit-evidence: give the audit-workflow input, https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/vX; got '$wf'"
+	root=${INPUT_TRUSTED_ROOT:-}
+	[[ -f $root ]] || die "audit-evidence: give the trusted-root input (a Sigstore trusted_root.json that verifies the signatures)"
+	issuer=${INPUT_CERTIFICATE_OIDC_ISSUER:-https://token.actions.githubusercontent.com}
+	trust=(--trusted-root "$root" --certificate-audit-workflow "$wf" --certificate-oidc-issuer "$issuer")
+	bundletrust=("${trust[@]}")
+	check="--trusted-root trusted_root.json --certificate-audit-workflow '$wf' --certificate-oidc-issuer '$issuer'"
+elif [[ ${INPUT_KEYLESS:-false} == true ]]; then
 	[[ -z ${INPUT_SIGNING_KEY:-} ]] || die "give signing-key or keyless: true, not both"
 	sign=(--keyless)
 	[[ -n ${INPUT_SIGNING_CONFIG:-} ]] && sign+=(--signing-config "$INPUT_SIGNING_CONFIG")
@@ -89,8 +113,17 @@ else
 	check="--key dshaudit.pub"
 fi
 
-# The tests, unless a bundle was given.
-if [[ -n ${INPUT_BUNDLE:-} ]]; then
+# The tests, unless a bundle or the audit workflow's evidence was given.
+if [[ -n $audit ]]; then
+	bundles=("$audit"/*.dshaudit.tar.zst)
+	[[ ${#bundles[@]} == 1 && -f ${bundles[0]} ]] || die "audit-evidence: want one *.dshaudit.tar.zst in $audit, found ${#bundles[@]}"
+	name=$(basename "${bundles[0]}" .dshaudit.tar.zst)
+	for f in "$name.dshaudit.tar.zst" "$name.report.html" "$name.vsa.sigstore.json" "$name.vsa.dsse.json"; do
+		[[ -s $audit/$f ]] || die "audit-evidence: $audit has no $f (the audit workflow's artifact holds four files)"
+		[[ $audit/$f -ef $out/$f ]] || cp "$audit/$f" "$out/$f"
+	done
+	bundle=$out/$name.dshaudit.tar.zst
+elif [[ -n ${INPUT_BUNDLE:-} ]]; then
 	bundle=$out/$(basename "$INPUT_BUNDLE")
 	[[ $INPUT_BUNDLE -ef $bundle ]] || cp "$INPUT_BUNDLE" "$bundle"
 else
@@ -124,13 +157,23 @@ summary=$out/$name.vsa.sigstore.json
 envelope=$out/$name.vsa.dsse.json
 report=$out/$name.report.html
 set +e
-"$DSHAUDIT" verify "$bundle" "${bundletrust[@]}" --summary "$summary" --summary-dsse "$envelope" \
-	"${sumsign[@]}" --summary-verifier-id "${INPUT_VERIFIER_ID:-https://dshaudit.dev/verifier}" \
-	--step-summary "$GITHUB_STEP_SUMMARY"
-verified=$?
+if [[ -n $audit ]]; then
+	# The audit workflow's summary and report are published as it wrote
+	# them; its summary must hold under the same policy.
+	"$DSHAUDIT" verify "$bundle" "${bundletrust[@]}" --step-summary "$GITHUB_STEP_SUMMARY"
+	verified=$?
+	"$DSHAUDIT" verify-summary "$summary" "${trust[@]}" --artifact "$bundle" \
+		--verifier-id "${INPUT_VERIFIER_ID:-https://dshaudit.dev/verifier}" --level DSHIO_AUDIT_WORKFLOW >/dev/null ||
+		die "audit-evidence: $(basename "$summary") does not verify under the runner policy"
+else
+	"$DSHAUDIT" verify "$bundle" "${bundletrust[@]}" --summary "$summary" --summary-dsse "$envelope" \
+		"${sumsign[@]}" --summary-verifier-id "${INPUT_VERIFIER_ID:-https://dshaudit.dev/verifier}" \
+		--step-summary "$GITHUB_STEP_SUMMARY"
+	verified=$?
+fi
 set -e
 [[ $verified == 0 || $verified == 1 ]] || die "dshaudit verify could not run (exit $verified)" "$verified"
-"$DSHAUDIT" report "$bundle" "${bundletrust[@]}" -o "$report" || [[ $? == 1 ]] || die "dshaudit report failed"
+[[ -n $audit ]] || "$DSHAUDIT" report "$bundle" "${bundletrust[@]}" -o "$report" || [[ $? == 1 ]] || die "dshaudit report failed"
 
 base=${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-}/releases/download/$tag
 {

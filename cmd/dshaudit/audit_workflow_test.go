@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,5 +78,81 @@ func TestAuditLocalSelfE2E(t *testing.T) {
 	b, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(b), "audit-local: ok") {
 		t.Fatalf("scripts/audit-local.sh OUTDIR self: %v\n%s", err, b)
+	}
+}
+
+// auditLocalPackage is the published package the full emulation tests:
+// the one runner's TestE2ERegistryPackage runs (the audit workflow takes
+// NAME@VERSION of a published package only, never a local path).
+const auditLocalPackage = "@deepseek-ai/dsh-base@0.1.0-rc.8"
+
+// TestAuditLocalE2E runs every step of the audit workflow on this
+// machine (scripts/audit-local.sh OUTDIR with INPUT_PACKAGE and
+// AUDIT_IMAGE): the first step read from audit.yml, dshaudit built at
+// the token's tag, run --keyless with the emulated job's token (one run
+// of T0-T4 in the sandbox image), verify under the runner policy with the
+// summary and the report, the four files the upload step takes, then the
+// third party's verify and verify-summary under the runner policy. A
+// missing real part (the Sigstore services, the image, podman, the
+// registry) fails it.
+func TestAuditLocalE2E(t *testing.T) {
+	e2etest.RequireSigstore(t)
+	e2etest.Require(t, "bash", "curl", "jq", "base64", "podman", "npm")
+	img := cliImage(t)
+	out := filepath.Join(t.TempDir(), "audit")
+	cmd := exec.Command("bash", "scripts/audit-local.sh", out)
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "INPUT_PACKAGE="+auditLocalPackage, "AUDIT_IMAGE="+img)
+	b, err := cmd.CombinedOutput()
+	text := string(b)
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(text), "audit-local: ok") {
+		t.Fatalf("INPUT_PACKAGE=%s AUDIT_IMAGE=%s scripts/audit-local.sh OUTDIR: %v\n%s", auditLocalPackage, img, err, text)
+	}
+	wf := "https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v0.0.0-local"
+	for _, want := range []string{
+		"audit-local: self: repository=dshaudit/dshaudit ",
+		"### dshaudit: verified: ",
+		"--certificate-audit-workflow '" + wf + "'",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(out, "runner-temp", "dshaudit-out", "*"))
+	if err != nil || len(files) != 4 {
+		t.Fatalf("files to upload: %v %v", files, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "output")); !strings.Contains(string(got), "verified=true\nartifact=dshaudit-evidence-deepseek-ai-dsh-base-0.1.0-rc.8\n") {
+		t.Errorf("step outputs:\n%s", got)
+	}
+
+	// The author's release path (examples/release.yml): the attaching
+	// job, the action with audit-evidence, checks the artifact under the
+	// runner policy and uploads its four files as they are.
+	attach := filepath.Join(t.TempDir(), "attach")
+	cmd = exec.Command("bash", "scripts/action-local.sh", attach)
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "ACTION_LOCAL_AUDIT_EVIDENCE="+filepath.Dir(files[0]), "ACTION_LOCAL_AUDIT_WORKFLOW="+wf)
+	b, err = cmd.CombinedOutput()
+	text = string(b)
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(text), "action-local: ok") {
+		t.Fatalf("ACTION_LOCAL_AUDIT_EVIDENCE=%s scripts/action-local.sh OUTDIR: %v\n%s", filepath.Dir(files[0]), err, text)
+	}
+	for _, f := range files {
+		want, _ := os.ReadFile(f)
+		got, err := os.ReadFile(filepath.Join(attach, "uploaded", filepath.Base(f)))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("uploaded %s: %v, not the audit workflow's file", filepath.Base(f), err)
+		}
+	}
+	if !strings.Contains(text, "--certificate-audit-workflow '"+wf+"'") {
+		t.Errorf("the job summary does not give the runner policy's check:\n%s", text)
+	}
+	cmd = exec.Command("bash", "scripts/action-local.sh", attach)
+	cmd.Dir = repoRoot
+	other := "https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v9.9.9"
+	cmd.Env = append(os.Environ(), "ACTION_LOCAL_AUDIT_EVIDENCE="+filepath.Dir(files[0]), "ACTION_LOCAL_AUDIT_WORKFLOW="+other)
+	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), other) {
+		t.Errorf("the action attached evidence under another tag's policy: %v\n%s", err, b)
 	}
 }
