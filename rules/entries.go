@@ -22,7 +22,19 @@ func InsertEntries(patch []byte, lim Limits) ([]Entry, error) {
 	if max := lim.maxStaticInput(); int64(len(patch)) > max {
 		return nil, fmt.Errorf("%w: %d bytes, above the %d-byte limit, not parsed", ErrPatch, len(patch), max)
 	}
-	root, _, err := jsyaml.Load(patch)
+	var out []Entry
+	root, _, err := jsyaml.LoadItems(patch, func(item *jsyaml.Value) {
+		ins := item.Get("insert")
+		if ins == nil || ins.Kind != jsyaml.List {
+			return
+		}
+		for _, e := range ins.Items {
+			var ent Entry
+			ent.ID, _ = e.Get("id").String()
+			ent.Name, _ = e.Get("name").String()
+			out = append(out, ent)
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: read as %s: %w", ErrPatch, jsyaml.Consumer, err)
 	}
@@ -31,19 +43,6 @@ func InsertEntries(patch []byte, lim Limits) ([]Entry, error) {
 	}
 	if root.Kind != jsyaml.List {
 		return nil, fmt.Errorf("%w: top level is %s, want a list", ErrPatch, jsyaml.Describe(root))
-	}
-	var out []Entry
-	for _, item := range root.Items {
-		ins := item.Get("insert")
-		if ins == nil || ins.Kind != jsyaml.List {
-			continue
-		}
-		for _, e := range ins.Items {
-			var ent Entry
-			ent.ID, _ = e.Get("id").String()
-			ent.Name, _ = e.Get("name").String()
-			out = append(out, ent)
-		}
 	}
 	return out, nil
 }

@@ -51,24 +51,14 @@ func ParseDump(stdout []byte) ([]DumpEntry, error) {
 // parseDumpYAML is ParseDump through a yaml.v3 node tree read as js-yaml
 // builds it: the reference the fast path is tested against.
 func parseDumpYAML(stdout []byte) ([]DumpEntry, error) {
-	root, _, err := jsyaml.Load(stdout)
-	if err != nil {
-		return nil, fmt.Errorf("read as %s: %w", jsyaml.Consumer, err)
-	}
-	if root == nil {
-		return nil, errors.New("no YAML document")
-	}
-	if root.Kind != jsyaml.List {
-		return nil, fmt.Errorf("dump root is %s, want a list", jsyaml.Describe(root))
-	}
 	var out []DumpEntry
-	for _, item := range root.Items {
+	root, _, err := jsyaml.LoadItems(stdout, func(item *jsyaml.Value) {
 		if item.Kind != jsyaml.Map {
-			continue
+			return
 		}
 		id, ok := item.Get("id").String()
 		if !ok {
-			continue
+			return
 		}
 		e := DumpEntry{ID: id, Line: item.Line}
 		e.Name, _ = item.Get("name").String()
@@ -79,6 +69,15 @@ func parseDumpYAML(stdout []byte) ([]DumpEntry, error) {
 			e.DisabledExpr = "!!js " + d.Str
 		}
 		out = append(out, e)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read as %s: %w", jsyaml.Consumer, err)
+	}
+	if root == nil {
+		return nil, errors.New("no YAML document")
+	}
+	if root.Kind != jsyaml.List {
+		return nil, fmt.Errorf("dump root is %s, want a list", jsyaml.Describe(root))
 	}
 	return out, nil
 }

@@ -531,16 +531,41 @@ func mutate(r *rand.Rand, seed []byte) []byte {
 
 // TestLoadDecodedAsLoad: on every input whose one document yaml.v3
 // decodes (as T0's clause 5.1.3 decodes the patch before reading it with
-// LoadDecoded), LoadDecoded gives Load's value, root line and error.
+// LoadDecoded), LoadDecoded gives Load's value, root line and error; and
+// on every input, LoadItems and LoadDecoded with an item function give
+// Load's root list items one at a time, and Load's error.
 func TestLoadDecodedAsLoad(t *testing.T) {
 	r := rand.New(rand.NewSource(*diffSeed + 2))
 	base := seeds(t)
-	in := append([][]byte{nil, []byte("# only a comment\n"), []byte("- a\r- b\n"), []byte("- \u2028\n")}, base...)
+	in := append([][]byte{nil, []byte("# only a comment\n"), []byte("- a\r- b\n"), []byte("- \u2028\n"), []byte("&r [*r]\n"), []byte("[&a {id: x}, *a]\n")}, base...)
 	for range 3000 {
 		in = append(in, genDoc(r), mutate(r, base[r.Intn(len(base))]))
 	}
+	same := func(i int, b []byte, what string, v1 *jsyaml.Value, root1 *yaml.Node, err1 error, v2 *jsyaml.Value, root2 *yaml.Node, err2 error) {
+		t.Helper()
+		if fmt.Sprint(err1) != fmt.Sprint(err2) || fmt.Sprint(canon(v1)) != fmt.Sprint(canon(v2)) || (root1 == nil) != (root2 == nil) || (root1 != nil && root1.Line != root2.Line) {
+			t.Fatalf("input %d %q: Load gives %v, %v; %s %v, %v", i, b, canon(v1), err1, what, canon(v2), err2)
+		}
+	}
+	// withItems puts the items given one at a time back into the list.
+	withItems := func(load func(item func(*jsyaml.Value)) (*jsyaml.Value, *yaml.Node, error)) (*jsyaml.Value, *yaml.Node, error) {
+		var items []*jsyaml.Value
+		v, root, err := load(func(it *jsyaml.Value) { items = append(items, it) })
+		if v != nil && v.Kind == jsyaml.List {
+			if v.Items != nil {
+				return nil, nil, fmt.Errorf("the root list kept %d items", len(v.Items))
+			}
+			v.Items = items
+		} else if len(items) > 0 && err == nil {
+			return nil, nil, fmt.Errorf("%d items given for a root that is not a list", len(items))
+		}
+		return v, root, err
+	}
 	decoded, accepted, refused := 0, 0, 0
 	for i, b := range in {
+		v1, root1, err1 := jsyaml.Load(b)
+		v2, root2, err2 := withItems(func(item func(*jsyaml.Value)) (*jsyaml.Value, *yaml.Node, error) { return jsyaml.LoadItems(b, item) })
+		same(i, b, "LoadItems", v1, root1, err1, v2, root2, err2)
 		dec := yaml.NewDecoder(bytes.NewReader(b))
 		var doc, second yaml.Node
 		if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
@@ -549,11 +574,12 @@ func TestLoadDecodedAsLoad(t *testing.T) {
 			continue
 		}
 		decoded++
-		v1, root1, err1 := jsyaml.Load(b)
-		v2, root2, err2 := jsyaml.LoadDecoded(b, &doc)
-		if fmt.Sprint(err1) != fmt.Sprint(err2) || fmt.Sprint(canon(v1)) != fmt.Sprint(canon(v2)) || (root1 == nil) != (root2 == nil) || (root1 != nil && root1.Line != root2.Line) {
-			t.Fatalf("input %d %q: Load gives %v, %v; LoadDecoded %v, %v", i, b, canon(v1), err1, canon(v2), err2)
-		}
+		v2, root2, err2 = jsyaml.LoadDecoded(b, &doc, nil)
+		same(i, b, "LoadDecoded", v1, root1, err1, v2, root2, err2)
+		v2, root2, err2 = withItems(func(item func(*jsyaml.Value)) (*jsyaml.Value, *yaml.Node, error) {
+			return jsyaml.LoadDecoded(b, &doc, item)
+		})
+		same(i, b, "LoadDecoded with items", v1, root1, err1, v2, root2, err2)
 		if err1 == nil {
 			accepted++
 		} else {

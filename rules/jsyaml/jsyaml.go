@@ -172,10 +172,11 @@ func FromNode(n *yaml.Node) (*Value, error) {
 }
 
 // fromSource is FromNode with the source bytes at hand, which lets it see
-// what yaml.v3's tree drops: the non-specific tag `!`.
-func fromSource(n *yaml.Node, src []byte) (*Value, error) {
+// what yaml.v3's tree drops: the non-specific tag `!`. A non-nil rootItem
+// is given the items of a root list instead of the list keeping them.
+func fromSource(n *yaml.Node, src []byte, rootItem func(*Value)) (*Value, error) {
 	// Columns on the first line do not count a byte order mark.
-	c := converter{src: bytes.TrimPrefix(src, []byte("\ufeff"))}
+	c := converter{src: bytes.TrimPrefix(src, []byte("\ufeff")), rootItem: rootItem}
 	return c.node(n, 1)
 }
 
@@ -183,8 +184,11 @@ type converter struct {
 	anchors map[*yaml.Node]*Value // anchored nodes built (nil while being built)
 	flow    bool                  // inside a flow collection
 	src     []byte
-	lines   []int // offsets of line starts in src, made on first use
-	cur     cursor
+	// rootItem, when set, takes each item of a root list (depth 1, the
+	// root alone) in place of the list's Items (LoadItems).
+	rootItem func(*Value)
+	lines    []int // offsets of line starts in src, made on first use
+	cur      cursor
 }
 
 // cursor is the converter's last position in src, on one line, so that
@@ -428,7 +432,10 @@ func (c *converter) build(n *yaml.Node, depth int) (*Value, error) {
 		if tag != "" && tag != tagSeq {
 			return nil, tagProblem(n, tag, "a list")
 		}
-		v := &Value{Kind: List, Line: n.Line, Items: make([]*Value, 0, len(n.Content))}
+		v := &Value{Kind: List, Line: n.Line}
+		if depth > 1 || c.rootItem == nil {
+			v.Items = make([]*Value, 0, len(n.Content))
+		}
 		defer c.enter(n)()
 		for _, it := range n.Content {
 			if n.Style&yaml.FlowStyle == 0 && it.Kind == yaml.SequenceNode && it.Style&yaml.FlowStyle == 0 && hasEmptyItem(it) {
@@ -437,6 +444,10 @@ func (c *converter) build(n *yaml.Node, depth int) (*Value, error) {
 			iv, err := c.node(it, depth+1)
 			if err != nil {
 				return nil, err
+			}
+			if depth == 1 && c.rootItem != nil {
+				c.rootItem(iv)
+				continue
 			}
 			v.Items = append(v.Items, iv)
 		}

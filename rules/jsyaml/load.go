@@ -16,6 +16,22 @@ import (
 // yaml.v3 parses the bytes; a syntax error is reported as its error,
 // wrapping ErrRefused. It never panics: a panic inside yaml.v3 is an error.
 func Load(b []byte) (v *Value, root *yaml.Node, err error) {
+	return load(b, nil)
+}
+
+// LoadItems is Load for a reader of a root list's items: each item's
+// value is given to item, in order, as soon as it is built, and is not
+// kept in the list returned, whose Items stay empty. A 256 KiB list of
+// one-character items is 17 MiB of values beside its 21 MiB node tree,
+// so the values of the whole list were never needed at once (issue 48).
+// The values and errors are Load's: when it returns an error, the items
+// given before it belong to a document js-yaml refuses, and are to be
+// discarded.
+func LoadItems(b []byte, item func(*Value)) (v *Value, root *yaml.Node, err error) {
+	return load(b, item)
+}
+
+func load(b []byte, item func(*Value)) (v *Value, root *yaml.Node, err error) {
 	defer recoverParser(&v, &root, &err)
 	if err := conflicts(b); err != nil {
 		return nil, nil, err
@@ -35,22 +51,23 @@ func Load(b []byte) (v *Value, root *yaml.Node, err error) {
 		}
 		return nil, nil, fmt.Errorf("%w: more than one YAML document (a second starts at line %d); js-yaml's load throws", ErrRefused, extra.Line)
 	}
-	return convert(b, &doc)
+	return convert(b, &doc, item)
 }
 
 // LoadDecoded is Load for a caller that has already decoded b with
 // yaml.v3 into doc and found no second document (doc is the zero node
 // when b holds none): the same checks, value and errors as Load(b) when
-// yaml.v3 accepts b, without building a second node tree. T0's clause
+// yaml.v3 accepts b, without building a second node tree. A non-nil item
+// is given the root list's items as LoadItems gives them. T0's clause
 // 5.1.3 decodes the patch itself and keeps its tree, and a second tree
 // of a 256 KiB patch beside it was the peak of a verification's memory
 // (issue 48).
-func LoadDecoded(b []byte, doc *yaml.Node) (v *Value, root *yaml.Node, err error) {
+func LoadDecoded(b []byte, doc *yaml.Node, item func(*Value)) (v *Value, root *yaml.Node, err error) {
 	defer recoverParser(&v, &root, &err)
 	if err := conflicts(b); err != nil {
 		return nil, nil, err
 	}
-	return convert(b, doc)
+	return convert(b, doc, item)
 }
 
 // recoverParser turns a panic inside yaml.v3 or the conversion into an
@@ -91,12 +108,13 @@ func conflicts(b []byte) error {
 
 // convert reads a decoded document's one root as js-yaml builds it; a
 // document that is not one root (none) is nil, as js-yaml's undefined.
-func convert(b []byte, doc *yaml.Node) (*Value, *yaml.Node, error) {
+// A non-nil item is given a root list's items instead of the list.
+func convert(b []byte, doc *yaml.Node, item func(*Value)) (*Value, *yaml.Node, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		return nil, nil, nil
 	}
 	root := doc.Content[0]
-	v, err := fromSource(root, b)
+	v, err := fromSource(root, b, item)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -77,9 +77,12 @@ type state struct {
 	parsed bool
 	// yr reads the parsed document's mappings through merge keys.
 	yr *yamlmerge.Reader
-	// js is the document as dsh's loader builds it (js-yaml 4.3.1 with
-	// dsh's schema, rules/jsyaml); set when 5.1.3 is conforming.
-	js *jsyaml.Value
+	// jsEntries are the entries of every insert list of the patch as
+	// dsh's loader builds them (js-yaml 4.3.1 with dsh's schema,
+	// rules/jsyaml), in the order insertEntries lists their nodes (merge
+	// keys, the only way the two walks could part, are refused by 5.1.3);
+	// set when 5.1.3 is conforming.
+	jsEntries []*jsyaml.Value
 	// 5.1.4
 	insertItems []insertItem // mapping items of the top list that have insert
 	// 5.5.3 / 5.5.2

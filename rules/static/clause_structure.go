@@ -99,13 +99,19 @@ func check513(s *state) ClauseResult {
 	}
 	// dsh's loader is js-yaml with its own schema: the patch must load
 	// there, and read the same by every plausible reader. SPEC.md
-	// "Consumers". It reads the tree decoded above, not a second one.
-	js, _, jerr := jsyaml.LoadDecoded(src, &doc)
+	// "Consumers". It reads the tree decoded above, not a second one, and
+	// keeps only the insert entries of the root list's items.
+	var jsEntries []*jsyaml.Value
+	_, _, jerr := jsyaml.LoadDecoded(src, &doc, func(item *jsyaml.Value) {
+		if ins := item.Get("insert"); ins != nil && ins.Kind == jsyaml.List {
+			jsEntries = append(jsEntries, ins.Items...)
+		}
+	})
 	if jerr != nil {
 		return ClauseResult{Status: NonConforming, Observed: "refused by " + jsyaml.Consumer,
 			Message: "dsh reads the patch file with " + jsyaml.Consumer + ", and the readings differ or it refuses the file: " + jerr.Error()}
 	}
-	s.js = js
+	s.jsEntries = jsEntries
 	s.parsed = true
 	s.yr = yamlmerge.NewReader()
 	if len(doc.Content) > 0 {
@@ -347,24 +353,6 @@ func insertEntries(yr *yamlmerge.Reader, items []insertItem) (entries []entryRef
 	return entries, problems
 }
 
-// jsInsertEntries lists the entries of every insert list of the patch as
-// js-yaml builds it, in the order insertEntries lists their nodes (merge
-// keys, the only way the two walks could part, are refused by 5.1.3).
-func jsInsertEntries(root *jsyaml.Value) []*jsyaml.Value {
-	if root == nil || root.Kind != jsyaml.List {
-		return nil
-	}
-	var out []*jsyaml.Value
-	for _, it := range root.Items {
-		ins := it.Get("insert")
-		if ins == nil || ins.Kind != jsyaml.List {
-			continue
-		}
-		out = append(out, ins.Items...)
-	}
-	return out
-}
-
 // check515: every entry in every insert list has non-empty string id and
 // name. DSHIO/T 10 5.1.5. SPEC.md "5.1.5 Entry completeness".
 func check515(s *state) ClauseResult {
@@ -372,7 +360,7 @@ func check515(s *state) ClauseResult {
 		return notEvaluated("no insert list to check: clause 5.1.4 is not conforming")
 	}
 	entries, problems := insertEntries(s.yr, s.insertItems)
-	jsEntries := jsInsertEntries(s.js)
+	jsEntries := s.jsEntries
 	for k, e := range entries {
 		if e.node.Kind != yaml.MappingNode {
 			problems = append(problems, fmt.Sprintf("%s is %s, expected a mapping with id and name", e, yamlKind(e.node)))

@@ -156,7 +156,7 @@ func check516(s *state) ClauseResult {
 		return ClauseResult{Status: NotCheckable, Observed: "unusable entry " + source, Message: err.Error()}
 	}
 	entries, _ := insertEntries(s.yr, s.insertItems)
-	jsEntries := jsInsertEntries(s.js)
+	jsEntries := s.jsEntries
 	var problems []string
 	checked := 0
 	var cur *jsyaml.Value // the current entry as dsh's loader builds it
