@@ -8,9 +8,13 @@ import (
 // checkDumpAgainstPatch holds T3's dump, dsh's own composed tree, to the
 // patch T0 judged (SPEC.md "What the verifier cross-checks", class 6):
 // every root entry the dump gives the package's name is an insert entry
-// of the recorded patch. An entry of the plugin that the patch lacks
-// shows that dsh loaded another patch than the one retained, so T0
-// judged a patch that was not the package's.
+// of the recorded patch, stands in the plugin's own `# ==` section and
+// equals, every field, the row the recorded patch gives it
+// (rules.EntryPlacement). An entry of the plugin that the patch lacks, or
+// that differs from it, shows that dsh loaded another patch than the one
+// retained, so T0 judged a patch that was not the package's; one in
+// another bundle's section shows that the plugin's own patch never
+// applied.
 func (vf *verification) checkDumpAgainstPatch() {
 	patch, ok := vf.trusted[vf.m.Static.Evidence[manifest.RolePatch]]
 	if !ok {
@@ -20,6 +24,7 @@ func (vf *verification) checkDumpAgainstPatch() {
 	if err != nil {
 		return // T0 and T3 already fail on an unreadable patch
 	}
+	rows, _ := rules.PatchRows(patch, vf.lim) // reads as InsertEntries did
 	maxDump := vf.lim.MaxDumpSize
 	if maxDump <= 0 {
 		maxDump = rules.DefaultLimits().MaxDumpSize
@@ -42,10 +47,18 @@ func (vf *verification) checkDumpAgainstPatch() {
 				continue
 			}
 			for _, d := range dump {
-				if d.Name == vf.m.Subject.Name && !ids[d.ID] {
+				if d.Name != vf.m.Subject.Name {
+					continue
+				}
+				if !ids[d.ID] {
 					vf.rep.addf(ClassSubjectMismatch, "static.evidence.patch", "DSHIO/T 20 8.4",
 						"the T3 dump of repetition %d (line %d) holds entry %q named %q, which the recorded patch does not insert: dsh loaded another patch than the one T0 judged",
 						i+1, d.Line, d.ID, d.Name)
+					continue
+				}
+				for _, why := range rules.EntryPlacement(out, d, vf.m.Subject.Name, rows) {
+					vf.rep.addf(ClassSubjectMismatch, repField(i+1, st.Stage, "evidence", manifest.RoleStdout), "DSHIO/T 20 8.4",
+						"the T3 dump of repetition %d against the recorded patch: %s", i+1, why)
 				}
 			}
 		}

@@ -49,14 +49,13 @@ var crossRenames = []crossRename{
 // not in it fails the test, and one in it that no longer survives is
 // logged so that it can be removed.
 var knownCrossSurvivors = map[string]bool{
-	"plugin's dump section in T3": true,
-	"profile directory in T2":     true,
-	"profile directory in T4":     true,
-	"profile home in T2":          true,
-	"profile home in T4":          true,
-	"profile named by dsh in T1":  true,
-	"profile package name in T1":  true,
-	"profile package name in T2":  true,
+	"profile directory in T2":    true,
+	"profile directory in T4":    true,
+	"profile home in T2":         true,
+	"profile home in T4":         true,
+	"profile named by dsh in T1": true,
+	"profile package name in T1": true,
+	"profile package name in T2": true,
 }
 
 // TestCrossStageRenames renames each name of crossRenames in one stage

@@ -101,7 +101,7 @@ func decisionTruths() []truth {
 			}},
 		{name: "true_t3_dump_float_15_digits", verdict: "pass", spec: "YAML as dsh reads it",
 			desc: "the dump's hello-dsh entry has a config value 1.23456789012345, a float of 15 digits, which the YAML reading accepts",
-			edit: func(c *lieCtx) { c.dumpEntry("  config:\n    ratio: 1.23456789012345\n") }},
+			edit: func(c *lieCtx) { c.entryFields("  config:\n    ratio: 1.23456789012345\n") }},
 		{name: "true_profile_repeated_off_path", verdict: "pass", spec: "JSON documents (J1–J6)",
 			desc: "repetition 1's profile package.json repeats private with other bytes (false, then true), a member off the path T1 reads (dependencies and the subject's member), which is not refused",
 			edit: func(c *lieCtx) {

@@ -93,6 +93,20 @@ func (c *lieCtx) dumpEntry(text string) {
 	}
 }
 
+// entryFields appends the fields text (lines indented two spaces, as
+// dumpEntry takes them) to the hello-dsh entry of both the dump and the
+// recorded patch, as an honest run whose patch inserts those fields shows
+// them: the dump's entry is the patch's row (SPEC.md "What the verifier
+// cross-checks", class 6).
+func (c *lieCtx) entryFields(text string) {
+	c.dumpEntry(text)
+	lines := strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n")
+	for i := range lines {
+		lines[i] = "    " + lines[i]
+	}
+	c.replaceIn(c.m.Static.Evidence[manifest.RolePatch], "\n      name: \"hello-dsh-plugin\"\n", "\n      name: \"hello-dsh-plugin\"\n"+strings.Join(lines, "")+"\n")
+}
+
 // streams replaces old with new in stage st's stream role ("stdout" or
 // "stderr") and in its merged stream, in both repetitions, so that the
 // streams stay consistent with each other.
@@ -193,7 +207,7 @@ func (c *lieCtx) renamePackage(old, new string) {
 // EntryOptions declaration (group?: boolean | null) makes clause 5.1.6
 // non-conforming.
 func (c *lieCtx) badEntryGroup() {
-	c.replaceIn(c.m.Static.Evidence[manifest.RolePatch], "\n      name: \"hello-dsh-plugin\"\n", "\n      name: \"hello-dsh-plugin\"\n      group: \"yes\"\n")
+	c.entryFields("  group: 'yes'\n")
 }
 
 // lieBase deep-copies a valid vector's contents.

@@ -37,16 +37,22 @@ func truths() []truth {
 			}},
 		{name: "true_t3_disabled_false", verdict: "pass",
 			desc: "the dump's hello-dsh entry says disabled: false, falsy to JavaScript: dsh's loader mounts it",
-			edit: func(c *lieCtx) { c.dumpEntry("  disabled: false\n") }},
+			edit: func(c *lieCtx) { c.entryFields("  disabled: false\n") }},
 		{name: "true_t3_disabled_zero", verdict: "pass",
 			desc: "the dump's hello-dsh entry says disabled: 0, falsy to JavaScript, beside a config of an empty string and a null",
-			edit: func(c *lieCtx) { c.dumpEntry("  disabled: 0\n  config:\n    note: ''\n    off: null\n") }},
+			edit: func(c *lieCtx) { c.entryFields("  disabled: 0\n  config:\n    note: ''\n    off: null\n") }},
 		{name: "true_t3_disabled_False_capitalised", verdict: "pass",
 			desc: "the dump's hello-dsh entry says disabled: False, the boolean false to js-yaml's JSON schema",
-			edit: func(c *lieCtx) { c.dumpEntry("  disabled: False\n") }},
+			edit: func(c *lieCtx) { c.entryFields("  disabled: False\n") }},
 		{name: "true_t3_quoted_keys_and_comment", verdict: "pass",
 			desc: "the dump's hello-dsh entry has a quoted key and a comment: the same mapping to js-yaml",
-			edit: func(c *lieCtx) { c.dumpEntry("  \"config\": {} # no settings\n") }},
+			edit: func(c *lieCtx) { c.entryFields("  \"config\": {} # no settings\n") }},
+		{name: "true_t3_entry_set_by_own_override", verdict: "pass", spec: "What the verifier cross-checks",
+			desc: "the patch inserts hello-dsh and then, in a later item, sets its config: {greeting: hi}; the dump's entry carries that config in the plugin's own section, the row dsh's patch algorithm composes",
+			edit: func(c *lieCtx) {
+				c.dumpEntry("  config:\n    greeting: hi\n")
+				c.replaceIn(c.m.Static.Evidence[manifest.RolePatch], "\n      name: \"hello-dsh-plugin\"\n", "\n      name: \"hello-dsh-plugin\"\n- id: hello-dsh\n  config:\n    greeting: hi\n")
+			}},
 		{name: "true_t1_summary_with_other_packages", verdict: "pass",
 			desc: "pnpm's summary adds another package beside the plugin and removes a third: the plugin's one line is pnpm's added-dependency line",
 			edit: func(c *lieCtx) {

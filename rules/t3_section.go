@@ -1,0 +1,405 @@
+package rules
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dshaudit/dshaudit/rules/jsyaml"
+)
+
+// DumpSectionPrefix starts the comment line dsh writes at column 0 before
+// every run of dump rows from one source and the same patch layers:
+// `# == <origin>` or `# == <origin>, patched by <layer>, <layer>…`, where
+// the origin of a row a bundle's patch inserted is that bundle's package
+// name (dsh-app-boot 0.1.0-rc.8 lib/index.js, groupedDump; dsh
+// lib/dump-config-*.js labels each bundle layer with its packageName).
+// SPEC.md "What the verifier cross-checks".
+const DumpSectionPrefix = "# == "
+
+// DumpSection returns the label of the `# ==` section that the dump's
+// root entry at line stands in: the text after DumpSectionPrefix of the
+// last line before it that starts with the prefix at column 0. ok is false
+// when no such line precedes the entry, or when such a line may be inside
+// a multi-line quoted scalar rather than a comment: the dump is outside
+// the block style dsh writes (parseDumpFast gives up on it) and a scalar
+// of it holds the prefix's text.
+func DumpSection(dump []byte, line int) (label string, ok bool) {
+	if _, fast := parseDumpFast(dump); !fast {
+		root, _, err := jsyaml.Load(dump)
+		if err != nil || holdsText(root, strings.TrimSpace(DumpSectionPrefix)) {
+			return "", false
+		}
+	}
+	n := 0
+	for rest := dump; len(rest) > 0 && n+1 < line; {
+		n++
+		l := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if s, found := bytes.CutPrefix(l, []byte(DumpSectionPrefix)); found {
+			label, ok = string(s), true
+		}
+	}
+	return label, ok
+}
+
+// holdsText reports whether any string, expression source or key of v
+// contains s.
+func holdsText(v *jsyaml.Value, s string) bool {
+	if v == nil {
+		return false
+	}
+	if (v.Kind == jsyaml.String || v.Kind == jsyaml.Expr) && strings.Contains(v.Str, s) {
+		return true
+	}
+	for _, k := range v.Keys {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(v.Items, func(x *jsyaml.Value) bool { return holdsText(x, s) }) ||
+		slices.ContainsFunc(v.Vals, func(x *jsyaml.Value) bool { return holdsText(x, s) })
+}
+
+// DumpSectionOrigin is the origin of a section label: the label without
+// its ", patched by …" tail. A package name holds no ", ".
+func DumpSectionOrigin(label string) string {
+	origin, _, _ := strings.Cut(label, ", patched by ")
+	return origin
+}
+
+// DumpEntryValue returns the dump's root item at line as js-yaml builds
+// it. A dump in the block style dsh writes (parseDumpFast accepts it) is
+// read only from the item's own lines, up to the next line at column 0
+// that is not a comment; any other dump is read whole.
+func DumpEntryValue(dump []byte, line int) (*jsyaml.Value, error) {
+	src := dump
+	if _, fast := parseDumpFast(dump); fast {
+		src = dumpItemLines(dump, line)
+	}
+	root, _, err := jsyaml.Load(src)
+	if err != nil {
+		return nil, fmt.Errorf("read as %s: %w", jsyaml.Consumer, err)
+	}
+	if root == nil || root.Kind != jsyaml.List {
+		return nil, fmt.Errorf("dump root is %s, want a list", jsyaml.Describe(root))
+	}
+	if len(src) != len(dump) {
+		if len(root.Items) != 1 {
+			return nil, fmt.Errorf("line %d: %d root items, want one", line, len(root.Items))
+		}
+		return root.Items[0], nil
+	}
+	for _, it := range root.Items {
+		if it.Line == line {
+			return it, nil
+		}
+	}
+	return nil, fmt.Errorf("no root item at line %d", line)
+}
+
+// dumpItemLines cuts the root item starting at line out of a dump in the
+// block style: its first line and the lines after it up to the next one
+// at column 0 that is not a comment.
+func dumpItemLines(dump []byte, line int) []byte {
+	start, n := 0, 1
+	for n < line {
+		i := bytes.IndexByte(dump[start:], '\n')
+		if i < 0 {
+			return nil
+		}
+		start += i + 1
+		n++
+	}
+	end := start
+	for {
+		i := bytes.IndexByte(dump[end:], '\n')
+		if i < 0 {
+			return dump[start:]
+		}
+		end += i + 1
+		if end < len(dump) && dump[end] != ' ' && dump[end] != '#' && dump[end] != '\n' {
+			return dump[start:end]
+		}
+	}
+}
+
+// PatchRows returns the root rows a plugin's patch appends to the
+// composed tree, as dsh's patch algorithm (cordis-plugin-include 1.0.6
+// lib/index.js, applyEntryPatches) leaves them after the patch's own
+// items: every item of a root `insert` list (a patch item with an insert
+// list and no id), then each later non-insert item of the patch that
+// targets one of them by id overwrites its keys (but id; skipped when its
+// `name` is truthy and not the row's), and each later insert into one of
+// them that is a group appends to its config list. Patch items that target
+// other rows do not change these. The rows are copies; a patch that does
+// not read as InsertEntries reads it is an error wrapping ErrPatch.
+func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
+	if max := lim.maxStaticInput(); int64(len(patch)) > max {
+		return nil, fmt.Errorf("%w: %d bytes, above the %d-byte limit, not parsed", ErrPatch, len(patch), max)
+	}
+	root, _, err := jsyaml.Load(patch)
+	if err != nil {
+		return nil, fmt.Errorf("%w: read as %s: %w", ErrPatch, jsyaml.Consumer, err)
+	}
+	if root == nil || root.Kind != jsyaml.List {
+		return nil, fmt.Errorf("%w: top level is %s, want a list", ErrPatch, jsyaml.Describe(root))
+	}
+	var rows []*jsyaml.Value
+	own := map[string]*jsyaml.Value{} // the patch's own rows by id, the latest one
+	shadow := map[string]bool{}       // ids whose latest row is another layer's or nested
+	for _, p := range root.Items {
+		if p.Kind != jsyaml.Map {
+			continue
+		}
+		id, _ := p.Get("id").String()
+		hasID := truthy(p.Get("id")) // JavaScript's `if (id)`
+		if ins := p.Get("insert"); ins != nil && truthy(ins) {
+			if ins.Kind != jsyaml.List {
+				continue // a string spreads into non-entries; anything else throws
+			}
+			items := make([]*jsyaml.Value, len(ins.Items))
+			for i, it := range ins.Items {
+				items[i] = cloneValue(it)
+			}
+			if hasID {
+				if t := own[id]; t != nil && !shadow[id] && truthy(t.Get("group")) {
+					cfg := t.Get("config")
+					if cfg == nil || cfg.Kind != jsyaml.List {
+						cfg = &jsyaml.Value{Kind: jsyaml.List}
+						setKey(t, "config", cfg)
+					}
+					cfg.Items = append(cfg.Items, items...)
+				}
+			} else {
+				rows = append(rows, items...)
+			}
+			// buildMap(insert): the inserted items and their groups'
+			// children become the targets of their ids.
+			mapRows(items, hasID, own, shadow)
+			continue
+		}
+		t := own[id]
+		if !hasID || t == nil || shadow[id] {
+			continue
+		}
+		if name := p.Get("name"); truthy(name) && !strictEqual(name, t.Get("name")) {
+			continue
+		}
+		for i, k := range p.Keys {
+			if k == "id" || k == "insert" || k == "name" {
+				continue
+			}
+			setKey(t, k, p.Vals[i])
+		}
+	}
+	return rows, nil
+}
+
+// mapRows is the patch algorithm's buildMap over rows: each row with an
+// id becomes its target, and a group's config children after it, nested.
+func mapRows(items []*jsyaml.Value, nested bool, own map[string]*jsyaml.Value, shadow map[string]bool) {
+	for _, it := range items {
+		if rid, _ := it.Get("id").String(); rid != "" {
+			own[rid], shadow[rid] = it, nested
+		}
+		if cfg := it.Get("config"); truthy(it.Get("group")) && cfg != nil && cfg.Kind == jsyaml.List {
+			mapRows(cfg.Items, true, own, shadow)
+		}
+	}
+}
+
+// truthy is JavaScript's Boolean(v); an expression counts as truthy, as
+// the object js-yaml builds for it is.
+func truthy(v *jsyaml.Value) bool {
+	if v != nil && v.Kind == jsyaml.Expr {
+		return true
+	}
+	b, _ := jsyaml.Truthy(v)
+	return b
+}
+
+// strictEqual is JavaScript's === on two values js-yaml built: scalars by
+// value, objects never (two objects are never the same one here).
+func strictEqual(a, b *jsyaml.Value) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case jsyaml.Null:
+		return true
+	case jsyaml.Bool:
+		return a.Bool == b.Bool
+	case jsyaml.Number:
+		return a.Num == b.Num
+	case jsyaml.String:
+		return a.Str == b.Str
+	}
+	return false
+}
+
+// setKey sets a mapping's key, in place when it is there, else at the end
+// (a JavaScript object's key order).
+func setKey(m *jsyaml.Value, k string, v *jsyaml.Value) {
+	if i := slices.Index(m.Keys, k); i >= 0 {
+		m.Vals[i] = v
+		return
+	}
+	m.Keys = append(m.Keys, k)
+	m.Vals = append(m.Vals, v)
+}
+
+func cloneValue(v *jsyaml.Value) *jsyaml.Value {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	c.Items = make([]*jsyaml.Value, len(v.Items))
+	for i, it := range v.Items {
+		c.Items[i] = cloneValue(it)
+	}
+	c.Keys = slices.Clone(v.Keys)
+	c.Vals = make([]*jsyaml.Value, len(v.Vals))
+	for i, it := range v.Vals {
+		c.Vals[i] = cloneValue(it)
+	}
+	return &c
+}
+
+// ValueDiff compares two values js-yaml built as data: mappings by their
+// keys whatever their order, lists item by item, numbers by value (NaN
+// equal to NaN), expressions by their source. It returns "" when they are
+// equal, else the path of the first difference with both sides, e.g.
+// `config.root[0]: "." against "src"`.
+func ValueDiff(a, b *jsyaml.Value) string {
+	return valueDiff("", a, b)
+}
+
+func valueDiff(at string, a, b *jsyaml.Value) string {
+	here := at
+	if here == "" {
+		here = "the entry"
+	}
+	if a == nil || b == nil {
+		if a == nil && b == nil {
+			return ""
+		}
+		return fmt.Sprintf("%s: %s against %s", here, describeOrAbsent(a), describeOrAbsent(b))
+	}
+	if a.Kind != b.Kind {
+		return fmt.Sprintf("%s: %s against %s", here, describeValue(a), describeValue(b))
+	}
+	switch a.Kind {
+	case jsyaml.List:
+		for i := 0; i < max(len(a.Items), len(b.Items)); i++ {
+			var x, y *jsyaml.Value
+			if i < len(a.Items) {
+				x = a.Items[i]
+			}
+			if i < len(b.Items) {
+				y = b.Items[i]
+			}
+			if d := valueDiff(at+"["+strconv.Itoa(i)+"]", x, y); d != "" {
+				return d
+			}
+		}
+		return ""
+	case jsyaml.Map:
+		keys := slices.Clone(a.Keys)
+		for _, k := range b.Keys {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+		for _, k := range keys {
+			p := k
+			if at != "" {
+				p = at + "." + k
+			}
+			if d := valueDiff(p, a.Get(k), b.Get(k)); d != "" {
+				return d
+			}
+		}
+		return ""
+	case jsyaml.Number:
+		if a.Num == b.Num || (a.Num != a.Num && b.Num != b.Num) {
+			return ""
+		}
+	default:
+		if strictEqual(a, b) || (a.Kind == jsyaml.Expr && a.Str == b.Str) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s: %s against %s", here, describeValue(a), describeValue(b))
+}
+
+func describeOrAbsent(v *jsyaml.Value) string {
+	if v == nil {
+		return "absent"
+	}
+	return describeValue(v)
+}
+
+// describeValue names a scalar with its value (strings quoted), a
+// collection by its kind.
+func describeValue(v *jsyaml.Value) string {
+	switch v.Kind {
+	case jsyaml.String:
+		return strconv.Quote(v.Str)
+	case jsyaml.Expr:
+		return "!!js " + strconv.Quote(v.Str)
+	case jsyaml.Number:
+		return jsyaml.FormatNumber(v.Num)
+	case jsyaml.Bool:
+		return strconv.FormatBool(v.Bool)
+	}
+	return jsyaml.Describe(v)
+}
+
+// EntryPlacement holds one root entry of a T3 dump that names the plugin
+// to the plugin's own patch: it must stand in the section dsh labels with
+// the package's name alone (a row the plugin's patch appended, which no
+// later layer patched: a fresh profile has none), and equal, every field
+// as js-yaml reads both, the row the recorded patch gives that id
+// (PatchRows). It returns one sentence per broken relation, each naming
+// both sides. SPEC.md "What the verifier cross-checks".
+func EntryPlacement(dump []byte, d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
+	var out []string
+	label, ok := DumpSection(dump, d.Line)
+	switch {
+	case !ok:
+		out = append(out, fmt.Sprintf("entry %q named %q at line %d of the dump stands under no %q section comment that can be told from the dump's text, so the plugin's own section %q is not shown", d.ID, d.Name, d.Line, strings.TrimSpace(DumpSectionPrefix), DumpSectionPrefix+pkg))
+	case label != pkg:
+		why := "another bundle's section: the plugin's own patch never appended it"
+		if DumpSectionOrigin(label) == pkg {
+			why = "the plugin's section as patched by a later layer, which a fresh profile does not have"
+		}
+		out = append(out, fmt.Sprintf("entry %q named %q at line %d of the dump stands in section %q, not in the plugin's own section %q: %s", d.ID, d.Name, d.Line, DumpSectionPrefix+label, DumpSectionPrefix+pkg, why))
+	}
+	var want *jsyaml.Value
+	for _, r := range rows {
+		if id, _ := r.Get("id").String(); id == d.ID {
+			want = r
+		}
+	}
+	if want == nil {
+		return out // not an entry of the patch: the caller's id check names it
+	}
+	got, err := DumpEntryValue(dump, d.Line)
+	if err != nil {
+		return append(out, fmt.Sprintf("entry %q at line %d of the dump cannot be read on its own: %v", d.ID, d.Line, err))
+	}
+	if diff := ValueDiff(got, want); diff != "" {
+		out = append(out, fmt.Sprintf("entry %q at line %d of the dump differs from the row the recorded patch gives it (dump against patch), %s", d.ID, d.Line, diff))
+	}
+	return out
+}

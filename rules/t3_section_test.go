@@ -1,0 +1,170 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEntryPlacementRealEvidence: in every real dump of a plugin whose
+// patch inserts entries, the plugin's entry stands in the section dsh
+// labels with the package's name and equals the patch's row; the same
+// entry moved under another bundle's section, or with a field changed,
+// is named with both sides.
+func TestEntryPlacementRealEvidence(t *testing.T) {
+	n := 0
+	for _, c := range []string{"hello", "throws", "hang", "exits"} {
+		dump, err := os.ReadFile(filepath.Join(evidenceDir, c, "t3.stdout"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		patch, err := os.ReadFile(filepath.Join(evidenceDir, "plugins", c, "cordis.patch.yml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg := c + "-dsh-plugin"
+		rows, err := PatchRows(patch, Limits{})
+		if err != nil || len(rows) == 0 {
+			t.Fatalf("%s: PatchRows: %d rows, %v", c, len(rows), err)
+		}
+		entries, err := ParseDump(dump)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range entries {
+			if d.Name != pkg {
+				continue
+			}
+			n++
+			if why := EntryPlacement(dump, d, pkg, rows); len(why) != 0 {
+				t.Errorf("%s: a real dump breaks the relation: %v", c, why)
+			}
+			moved := strings.Replace(string(dump), "# == "+pkg+"\n", "", 1)
+			md := entryByID(t, []byte(moved), d.ID)
+			why := EntryPlacement([]byte(moved), md, pkg, rows)
+			if len(why) != 1 || !strings.Contains(why[0], `"# == @deepseek-ai/dsh-web-app"`) || !strings.Contains(why[0], `"# == `+pkg+`"`) {
+				t.Errorf("%s: entry moved into dsh-web-app's section: %q", c, why)
+			}
+			patched := strings.Replace(string(dump), "# == "+pkg+"\n", "# == "+pkg+", patched by /dsh-home/cordis.patch.yml\n", 1)
+			if why := EntryPlacement([]byte(patched), d, pkg, rows); len(why) != 1 || !strings.Contains(why[0], "later layer") {
+				t.Errorf("%s: section patched by a later layer: %q", c, why)
+			}
+			extra := string(dump) + "  config:\n    port: 8080\n"
+			why = EntryPlacement([]byte(extra), entryByID(t, []byte(extra), d.ID), pkg, rows)
+			if len(why) != 1 || !strings.Contains(why[0], "config: a mapping of 1 keys against absent") {
+				t.Errorf("%s: dump entry with a field the patch lacks: %q", c, why)
+			}
+		}
+	}
+	if n != 4 {
+		t.Fatalf("read %d plugin entries, want 4", n)
+	}
+}
+
+func entryByID(t *testing.T, dump []byte, id string) DumpEntry {
+	t.Helper()
+	entries, err := ParseDump(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range entries {
+		if d.ID == id {
+			return d
+		}
+	}
+	t.Fatalf("no entry %q", id)
+	return DumpEntry{}
+}
+
+// TestPatchRows: the rows dsh's patch algorithm leaves for a patch's own
+// root inserts, after the patch's later items that target them.
+func TestPatchRows(t *testing.T) {
+	for _, tt := range []struct {
+		name, patch, dump string
+		want              string // "" for no difference, else a part of it
+	}{
+		{"plain", "- insert:\n    - id: a\n      name: p\n", "- id: a\n  name: p\n", ""},
+		{"key order", "- insert:\n    - name: p\n      id: a\n", "- id: a\n  name: p\n", ""},
+		{"number form", "- insert:\n    - id: a\n      name: p\n      config: {n: 1.0}\n", "- id: a\n  name: p\n  config:\n    n: 1\n", ""},
+		{"expression", "- insert:\n    - id: a\n      name: p\n      config: {r: !!js \"x('y')\"}\n", "- id: a\n  name: p\n  config:\n    r: !!js x('y')\n", ""},
+		{"own override", "- insert:\n    - id: a\n      name: p\n- id: a\n  config: {k: 1}\n", "- id: a\n  name: p\n  config:\n    k: 1\n", ""},
+		{"override before insert targets another row", "- id: a\n  config: {k: 1}\n- insert:\n    - id: a\n      name: p\n", "- id: a\n  name: p\n", ""},
+		{"override with another name is skipped", "- insert:\n    - id: a\n      name: p\n- id: a\n  name: q\n  config: {k: 1}\n", "- id: a\n  name: p\n", ""},
+		{"group insert into own group", "- insert:\n    - id: g\n      name: p\n      group: true\n- id: g\n  insert:\n    - id: c\n      name: p\n", "- id: g\n  name: p\n  group: true\n  config:\n    - id: c\n      name: p\n", ""},
+		{"dump has more", "- insert:\n    - id: a\n      name: p\n", "- id: a\n  name: p\n  config:\n    port: 1\n", "config: a mapping of 1 keys against absent"},
+		{"dump differs deep", "- insert:\n    - id: a\n      name: p\n      config: {root: [.]}\n", "- id: a\n  name: p\n  config:\n    root:\n      - src\n", `config.root[0]: "src" against "."`},
+		{"string against number", "- insert:\n    - id: a\n      name: p\n      config: {n: 1}\n", "- id: a\n  name: p\n  config:\n    n: '1'\n", `config.n: "1" against 1`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, err := PatchRows([]byte(tt.patch), Limits{})
+			if err != nil || len(rows) != 1 {
+				t.Fatalf("rows %d, %v", len(rows), err)
+			}
+			got, err := DumpEntryValue([]byte("# == p\n"+tt.dump), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff := ValueDiff(got, rows[0])
+			if (tt.want == "") != (diff == "") || !strings.Contains(diff, tt.want) {
+				t.Fatalf("diff %q, want %q", diff, tt.want)
+			}
+		})
+	}
+}
+
+// TestDumpSection: the section comment an entry stands under, read by
+// lines only where no scalar can hold such a line.
+func TestDumpSection(t *testing.T) {
+	for _, tt := range []struct {
+		name, dump string
+		line       int
+		want       string
+		ok         bool
+	}{
+		{"first", "# == a\n- id: x\n  name: y\n", 2, "a", true},
+		{"second", "# == a\n- id: x\n# == b, patched by c\n- id: z\n", 4, "b, patched by c", true},
+		{"none", "- id: x\n", 1, "", false},
+		{"indented comment is no section", "# == a\n- id: x\n  # == b\n  name: y\n- id: z\n", 5, "a", true},
+		// A double-quoted scalar sends the dump to the reference, and its
+		// continuation line at column 0 is no comment.
+		{"inside a quoted scalar", "# == a\n- id: x\n  name: \"y\n# == p\n  z\"\n- id: p\n  name: p\n", 6, "", false},
+		{"reference without the text", "# == a\n- id: x\n  name: \"y\"\n# == p\n- id: p\n  name: p\n", 5, "p", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := DumpSection([]byte(tt.dump), tt.line)
+			if got != tt.want || ok != tt.ok {
+				t.Fatalf("got %q %v, want %q %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+// TestDumpEntryValueAsWholeLoad: an entry read from its own lines is the
+// entry the whole dump gives, for every root entry of every real dump.
+func TestDumpEntryValueAsWholeLoad(t *testing.T) {
+	for _, dump := range evidenceSeeds(t, "*/t3.stdout") {
+		if len(dump) == 0 {
+			continue
+		}
+		entries, err := ParseDump(dump)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := append([]byte(nil), dump...)
+		whole = append(whole, "- x: \"forces the reference\"\n"...)
+		for _, d := range entries {
+			a, err := DumpEntryValue(dump, d.Line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := DumpEntryValue(whole, d.Line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := ValueDiff(a, b); diff != "" {
+				t.Fatalf("line %d: %s", d.Line, diff)
+			}
+		}
+	}
+}
