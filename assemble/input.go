@@ -30,6 +30,14 @@ type Input struct {
 	// RuleLimits bound what the derivation parses (zero: the defaults,
 	// which the verifier also uses; SPEC.md "T3 dump size limit").
 	RuleLimits rules.Limits
+	// Derived, when set, is what Derive made of the manifest these inputs
+	// were copied from and of the same evidence bytes, without a
+	// Problem: the verifier's own derivation of the bundle it rebuilds
+	// (verify's checkRebuild). Build claims it instead of deriving a
+	// second time, which read every stage output and every YAML document
+	// again (issue 48): the inputs a rebuild copies are every field
+	// Derive reads, so the derivation is the same.
+	Derived *Derived
 }
 
 // StaticInput is the T0 evidence (DSHIO/T 20 12.1).

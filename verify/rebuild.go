@@ -138,6 +138,10 @@ func (vf *verification) checkRebuild() {
 			Message: "the manifest cannot be rebuilt: a recorded time does not parse or an evidence file it names is not present"})
 		return
 	}
+	// The derivation of these inputs is the one made above: the rebuild
+	// runs only when it found no problem (no finding at all).
+	derived := vf.derived
+	in.Derived = &derived
 	rebuilt, _, err := assemble.Build(in)
 	if err != nil {
 		vf.rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,

@@ -3,6 +3,8 @@ package verify
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -82,5 +84,56 @@ func TestManifestDiff(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("manifestDiff = %v, want %v", got, want)
+	}
+}
+
+// TestRebuildClaimsTheVerifiersDerivation: the rebuild claims the
+// derivation the verification made (assemble.Input.Derived) instead of
+// deriving again; on every test vector whose rebuild runs, the manifest
+// it makes is byte for byte the one Build makes deriving for itself.
+func TestRebuildClaimsTheVerifiersDerivation(t *testing.T) {
+	vs, pol := loadVectors(t)
+	rebuilt := 0
+	for _, v := range vs {
+		raw, err := os.ReadFile(filepath.Join(vectorsDir, v.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Verify(context.Background(), v.File, bytes.NewReader(raw), Options{Policy: pol, KeepEvidence: true})
+		if err != nil || rep.Evidence == nil {
+			continue
+		}
+		if slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Clause != rebuildClause }) {
+			continue // the rebuild did not run
+		}
+		arc := rep.Evidence.Archive
+		m, err := manifest.Decode(arc.RawManifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, ok := recordedInput(m, arc.Files, rules.Limits{})
+		if !ok {
+			continue
+		}
+		own, _, err := assemble.Build(in)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		d := rep.Evidence.Derived
+		in.Derived = &d
+		given, _, err := assemble.Build(in)
+		if err != nil {
+			t.Fatalf("%s: with the verifier's derivation: %v", v.Name, err)
+		}
+		a, _ := manifest.Encode(own)
+		b, _ := manifest.Encode(given)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: the rebuild with the verifier's derivation differs from Build's own: %v", v.Name, manifestDiff(a, b))
+		}
+		rebuilt++
+	}
+	t.Logf("%d of %d vectors rebuilt both ways", rebuilt, len(vs))
+	if rebuilt < 10 {
+		t.Errorf("only %d vectors reached the rebuild", rebuilt)
 	}
 }
