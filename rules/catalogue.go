@@ -60,6 +60,14 @@ const (
 	SourcePNPM      = "/opt/pnpm/dist/pnpm.cjs"
 )
 
+// What dsh names a profile's package.json: ProfilePackagePrefix and the
+// profile's directory name, SourceDSHAppBoot's ProfileNameSnippet.
+const (
+	ProfilePackagePrefix = "dsh-profile-"
+	SourceDSHAppBoot     = "/opt/dsh/node_modules/.pnpm/@deepseek-ai+dsh-app-boot@0.1.0-rc.8_jomx2cnmd72d6ftnok25pzsihu/node_modules/@deepseek-ai/dsh-app-boot/lib/index.js"
+	ProfileNameSnippet   = "name: `dsh-profile-${basename(dir)}`,"
+)
+
 // Form is one line form the pinned dsh or pnpm prints.
 type Form struct {
 	Name     FormName
@@ -234,7 +242,7 @@ func candidateLines(out []byte) []int {
 		starts = appendLineStarts(starts, out, fm.Literal)
 	}
 	for _, c := range controlBytes(out) {
-		starts = appendLineStarts(starts, out, string(c))
+		starts = appendLineStarts(starts, out, string([]byte{c}))
 	}
 	if len(starts) < 2 {
 		return starts
@@ -271,18 +279,18 @@ func appendLineStarts(starts []int, out []byte, lit string) []int {
 
 // controlBytes returns the bytes other than "\n" that cleaning removes or
 // replaces (C0 controls, ESC and DEL; a tab becomes a space) that out
-// holds. A catalogue literal is printable ASCII, so a line without them
-// holds a literal once cleaned exactly when it holds it raw.
+// holds, and 0xC2 when out holds it, the first byte of the C1 controls
+// U+0080–U+009F, which cleaning removes too. A catalogue literal is
+// printable ASCII, so a line without them holds a literal once cleaned
+// exactly when it holds it raw.
 func controlBytes(out []byte) []byte {
-	var has [0x80]bool
+	var has [256]bool
 	for _, c := range out {
-		if c < ' ' || c == 0x7f {
-			has[c] = true
-		}
+		has[c] = true
 	}
 	var cs []byte
 	for c, ok := range has {
-		if ok && c != '\n' {
+		if ok && c != '\n' && (c < ' ' || c == 0x7f || c == 0xc2) {
 			cs = append(cs, byte(c))
 		}
 	}

@@ -47,6 +47,9 @@ func TestCatalogueInImage(t *testing.T) {
 			t.Errorf("the image's %s says %q, the catalogue describes %q", pj, got, producer)
 		}
 	}
+	if !strings.Contains(read(rules.SourceDSHAppBoot), rules.ProfileNameSnippet) {
+		t.Errorf("%s in the image no longer names a profile's package.json with %q", rules.SourceDSHAppBoot, rules.ProfileNameSnippet)
+	}
 	for _, f := range rules.Catalogue {
 		src := read(f.Source)
 		switch n := strings.Count(src, f.Snippet); {

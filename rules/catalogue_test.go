@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,6 +64,7 @@ func TestReadFormsAsEveryLine(t *testing.T) {
 		[]byte("Done\x1b[1m in 1s using pnpm v9.15.9\nProgress: resolved\t1, reused 1, downloaded 0, added 1, done\r\n"),
 		[]byte("dsh: initialized\x00 profile web at /x\r\nxx Progress: resolved 1, reused 1, downloaded 0\n\x1b[33mProgress: resolved 1, reused 1, downloaded 0\x1b[39m"),
 		[]byte("Done in 1s using pnpm v9.15.9\rDone in 2s using pnpm v8\n"),
+		[]byte("Done\u0085 in 1s using pnpm v9.15.9\nProgress: resolved 1,\u009b reused 1, downloaded 0\n"),
 		{},
 	}
 	files, _ := filepath.Glob(filepath.Join(evidenceDir, "*/t*.std*"))
@@ -70,6 +72,22 @@ func TestReadFormsAsEveryLine(t *testing.T) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
+		}
+		outs = append(outs, b)
+	}
+	// Generated output of the forms' pieces, spaces, newlines, escapes,
+	// control characters and invalid bytes (issue 48's oracle for the
+	// profile and "Done in" lines, over every form).
+	parts := []string{"\n", "\n", " ", "\t", "\r", "\f", "\x00", "\x7f", "\xff", "\xc2\xa0", "\x1b[0m", "\u0085", "\u009b", "é", "│", "→", "1", "2.5", "s", "ms", "m", "x", ".",
+		"/dsh-home/profiles/web", " at ", "web", ", ", " using pnpm v", "9.15.9", "Done", "ERR_PNPM_", "ADD", " (PRIVATE)", "dsh-profile-web", "{\"node\":\"v24.11.1\"}", " (current: "}
+	for _, f := range Catalogue {
+		parts = append(parts, f.Literal, f.Example, "\n"+f.Example+"\n")
+	}
+	rng := rand.New(rand.NewPCG(45, 1))
+	for range 20000 {
+		var b []byte
+		for range rng.IntN(16) {
+			b = append(b, parts[rng.IntN(len(parts))]...)
 		}
 		outs = append(outs, b)
 	}
@@ -89,11 +107,11 @@ func TestReadFormsAsEveryLine(t *testing.T) {
 			return true
 		})
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("output %q:\nReadForms %q\nevery line %q", bytes.TrimSpace(out[:min(len(out), 200)]), got, want)
+			t.Fatalf("output %q:\nReadForms %q\nevery line %q", bytes.TrimSpace(out[:min(len(out), 200)]), got, want)
 		}
 		read += len(got)
 	}
-	if read < 20 {
+	if read < 5000 {
 		t.Fatalf("only %d readings in the outputs: the test reads nothing", read)
 	}
 }

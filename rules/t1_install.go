@@ -176,15 +176,9 @@ type ProfileDependency struct {
 // Node's JSON.parse itself.
 func ReadProfileDependency(doc []byte, name string) (ProfileDependency, error) {
 	var dep ProfileDependency
-	if err := jsonwalk.BOM(doc); err != nil {
-		return dep, err
-	}
-	v, rest, err := jsonwalk.First(doc)
+	v, err := oneJSONValue(doc)
 	if err != nil {
 		return dep, err
-	}
-	if jsonwalk.Trailing(rest) {
-		return dep, errTrailingJSON
 	}
 	switch v[0] {
 	case 'n': // null
@@ -216,6 +210,22 @@ func ReadProfileDependency(doc []byte, name string) (ProfileDependency, error) {
 	}
 	dep.Value, err = jsonwalk.String(raw, path)
 	return dep, err
+}
+
+// oneJSONValue returns the one JSON value doc is, with nothing but white
+// space around it and no byte order mark (a reading conflict).
+func oneJSONValue(doc []byte) ([]byte, error) {
+	if err := jsonwalk.BOM(doc); err != nil {
+		return nil, err
+	}
+	v, rest, err := jsonwalk.First(doc)
+	if err != nil {
+		return nil, err
+	}
+	if jsonwalk.Trailing(rest) {
+		return nil, errTrailingJSON
+	}
+	return v, nil
 }
 
 // errTrailingJSON: a well-formed value is followed by more than white

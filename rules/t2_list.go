@@ -11,6 +11,11 @@ type Dependency struct {
 	Version string
 	// Block numbers the dependencies block the line is in, from 1.
 	Block int
+	// Project is the block's project label, pnpm list's line before it
+	// ("dsh-profile-web /dsh-home/profiles/web (PRIVATE)"): the last
+	// non-blank line before the block's "dependencies:" line that is in
+	// no block, trimmed; "" when there is none.
+	Project string
 }
 
 // ListedDependencies parses the "dependencies:" blocks of
@@ -21,23 +26,27 @@ type Dependency struct {
 func ListedDependencies(stdout []byte) []Dependency {
 	var deps []Dependency
 	in, block := false, 0
+	last, project := "", "" // the last non-blank line outside a block; the block's label
 	eachLine(stdout, func(l string) bool {
 		t := strings.TrimSpace(l)
 		if t == "dependencies:" {
 			in = true
 			block++
+			project = strings.Clone(last)
 			return true
 		}
-		if !in {
-			return true
-		}
-		f := strings.Fields(t)
-		if t == "" || strings.HasSuffix(t, ":") || len(f) < 2 {
+		if in {
+			f := strings.Fields(t)
+			if t != "" && !strings.HasSuffix(t, ":") && len(f) >= 2 {
+				// Clones: l may be a substring of the whole output (eachLine).
+				deps = append(deps, Dependency{Name: strings.Clone(f[0]), Version: strings.Clone(f[1]), Block: block, Project: project})
+				return true
+			}
 			in = false
-			return true
 		}
-		// Clones: l may be a substring of the whole output (eachLine).
-		deps = append(deps, Dependency{Name: strings.Clone(f[0]), Version: strings.Clone(f[1]), Block: block})
+		if t != "" {
+			last = t
+		}
 		return true
 	})
 	return deps

@@ -10,13 +10,13 @@ const helloList = "Legend: production dependency, optional only, dev only\n\ndsh
 func TestListedDependencies(t *testing.T) {
 	out := "Legend: production dependency\n\nproj /p (PRIVATE)\n\ndependencies:\na 1.0.0\n@s/b 2.0.0-rc.1\n\ndevDependencies:\nhello-dsh-plugin 1.0.0\n\nother /q\n\ndependencies:\nc 3.0.0\nd\ne 4.0.0\n"
 	got := ListedDependencies([]byte(out))
-	want := []Dependency{{"a", "1.0.0", 1}, {"@s/b", "2.0.0-rc.1", 1}, {"c", "3.0.0", 2}}
+	want := []Dependency{{"a", "1.0.0", 1, "proj /p (PRIVATE)"}, {"@s/b", "2.0.0-rc.1", 1, "proj /p (PRIVATE)"}, {"c", "3.0.0", 2, "other /q"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	// A header directly after the block ends it.
 	got = ListedDependencies([]byte("dependencies:\na 1.0.0\noptionalDependencies:\nb 1.0.0\n"))
-	if !reflect.DeepEqual(got, []Dependency{{"a", "1.0.0", 1}}) {
+	if !reflect.DeepEqual(got, []Dependency{{"a", "1.0.0", 1, ""}}) {
 		t.Errorf("got %v", got)
 	}
 	if d := ListedDependencies([]byte("hello-dsh-plugin 1.0.0\n")); d != nil {

@@ -80,7 +80,7 @@ func (f *fakeEngine) run(ctx context.Context, spec engine.RunSpec, window time.D
 	failing := f.fail[rep][st]
 	f.mu.Unlock()
 	res := &engine.Result{Container: "dshaudit-fake"}
-	out := func(s string) { res.Stdout = []byte(s); res.Merged = []byte(s) }
+	out := func(s string) { res.Stdout = append(res.Stdout, s...); res.Merged = append(res.Merged, s...) }
 	switch {
 	case slices.Equal(spec.Argv, []string{"dsh", "--version"}):
 		out(f.dsh + "\n")
@@ -115,6 +115,8 @@ func (f *fakeEngine) run(ctx context.Context, spec engine.RunSpec, window time.D
 			<-ctx.Done()
 			return res, fmt.Errorf("run: stopped: %w", ctx.Err())
 		}
+		// dsh sets up the fresh profile before it runs pnpm.
+		out("dsh: initialized profile web at " + ProfileMount + "/profiles/web\n")
 		if failing {
 			res.ExitCode = 1
 			out(" ERR_PNPM_FETCH_404  GET https://registry.npmjs.org/nonexistent-pkg-dshaudit-xyz: Not Found - 404\n")
@@ -134,14 +136,14 @@ func (f *fakeEngine) run(ctx context.Context, spec engine.RunSpec, window time.D
 		if installed := spec.Argv[len(spec.Argv)-1]; strings.HasPrefix(installed, "/") {
 			dep = "file:" + installed
 		}
-		os.WriteFile(filepath.Join(web, "package.json"), []byte(`{"name":"dsh-profile-web","dependencies":{"`+f.name+`":"`+dep+`"}}`), 0o644)
+		os.WriteFile(filepath.Join(web, "package.json"), []byte(`{"name":"dsh-profile-web","dependencies":{"`+f.name+`":"`+dep+`"},"dsh":{"profile":{"bundles":["@deepseek-ai/dsh-base","`+f.name+`"]}}}`), 0o644)
 		out(fmt.Sprintf("dependencies:\n+ %s %s\n\nDone in 1s\n", f.name, f.version))
 	case rules.T2:
 		if failing {
 			out("dependencies:\n")
 			return res, nil
 		}
-		out(fmt.Sprintf("Legend: production dependency\n\ndependencies:\n%s %s\n", f.name, f.version))
+		out(fmt.Sprintf("Legend: production dependency\n\ndsh-profile-web %s/profiles/web (PRIVATE)\n\ndependencies:\n%s %s\n", ProfileMount, f.name, f.version))
 	case rules.T3:
 		if failing {
 			res.ExitCode = 1

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dshaudit/dshaudit/assemble"
-	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -16,87 +15,46 @@ import (
 // and it measures from pnpm's start, inside the stage.
 const PNPMRoundingMS = 100
 
-// pnpmDone is pnpm's summary line, "Done in 1.1s using pnpm v9.15.9".
-// A match lies within one line, which starts with pnpmDoneLiteral.
-var pnpmDone = regexp.MustCompile(`(?m)^Done in ((?:\d+(?:\.\d+)?(?:ms|s|m|h|d) ?)+) using pnpm v`)
-
-const pnpmDoneLiteral = "Done in "
-
 // pnpmUnit is one part of pnpm's elapsed time ("1m", "2.3s", "523ms").
 var pnpmUnit = regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|s|m|h|d)`)
 
-// dshProfileAt is dsh's line naming the profile directory it set up
-// ("dsh: initialized profile web at /dsh-home/profiles/web").
-var dshProfileAt = regexp.MustCompile(`(?m)^dsh: initialized profile web at (\S+)\s*$`)
-
-// dshProfileLiteral starts every line dshProfileAt matches; its
-// submatch lies within that line.
-const dshProfileLiteral = "dsh: initialized profile web at "
-
 // profileHome is the DSH_HOME the profile condition records.
 var profileHome = regexp.MustCompile(`\bDSH_HOME=([^\s,;]+)`)
-
-// pnpmError is a line pnpm prints when it gives up ("ERR_PNPM_ADDING_TO_ROOT …").
-var pnpmError = regexp.MustCompile(`(?m)^[\s\p{Zs}]*ERR_PNPM_[A-Z0-9_]+`)
-
-// pnpmErrorLiteral is in every match of pnpmError.
-const pnpmErrorLiteral = "ERR_PNPM_"
 
 // checkOutputFacts holds what a stage's own output says about the run
 // against what the manifest records (SPEC.md "Time and process facts"):
 // the profile directory dsh names is the recorded DSH_HOME's;
 // pnpm's elapsed time is within the stage's duration, and a T1 whose
 // pnpm gave up did not exit 0. The output is the stage's trusted merged
-// stream (a stage whose streams are not tied is read by no rule).
-func (vf *verification) checkOutputFacts() {
-	home := ""
-	for _, c := range vf.m.Conditions.Fixed {
-		if c.Name == assemble.CondProfile {
-			if sm := profileHome.FindStringSubmatch(c.Value); sm != nil {
-				home = sm[1]
+// stream, read once into its run model (stageModels).
+func (vf *verification) checkOutputFacts(models []stageModel) {
+	name, home := vf.recordedProfile()
+	for _, sm := range models {
+		st := sm.st
+		if home != "" {
+			for _, p := range sm.model.Profiles {
+				if p.Name != name {
+					continue // checkRunModel's finding
+				}
+				if want := home + "/profiles/" + name; p.Dir != want {
+					vf.rep.addf(ClassConditionMismatch, "conditions.fixed "+assemble.CondProfile, "DSHIO/T 21 5.1.7",
+						"records DSH_HOME=%s, but %s's output says dsh set up the profile at %q, not %q", home, sm.field, p.Dir, want)
+					home = "" // one finding
+					break
+				}
 			}
 		}
-	}
-	for i, rp := range vf.m.Repetitions {
-		for _, st := range rp.Stages {
-			if st.ExitCode == nil {
-				continue
+		for _, d := range sm.model.Done {
+			if ms, ok := pnpmElapsedMS(d.Elapsed); ok && ms > st.DurationMS+PNPMRoundingMS {
+				vf.rep.addf(ClassTimeInconsistent, sm.field+".duration_ms", `SPEC.md "Time and process facts"`,
+					"%d ms, but the stage's output says pnpm took %s (%q)", st.DurationMS, strings.TrimSpace(d.Elapsed), strings.TrimSpace(d.Line))
 			}
-			p := st.Evidence[manifest.RoleMerged]
-			out, ok := vf.trusted[p]
-			if !ok || vf.untrusted[p] {
-				continue
-			}
-			field := repField(i+1, st.Stage)
-			if home != "" {
-				want := home + "/profiles/web"
-				eachLineMatch(out, dshProfileLiteral, dshProfileAt, func(sm [][]byte) bool {
-					if string(sm[1]) == want {
-						return true
-					}
-					vf.rep.addf(ClassConditionMismatch, "conditions.fixed "+assemble.CondProfile, "DSHIO/T 21 5.1.7",
-						"records DSH_HOME=%s, but %s's output says dsh set up the profile at %q, not %q", home, field, sm[1], want)
-					home = "" // one finding
-					return false
-				})
-			}
-			eachLineMatch(out, pnpmDoneLiteral, pnpmDone, func(sm [][]byte) bool {
-				if d, ok := pnpmElapsedMS(string(sm[1])); ok && d > st.DurationMS+PNPMRoundingMS {
-					vf.rep.addf(ClassTimeInconsistent, field+".duration_ms", `SPEC.md "Time and process facts"`,
-						"%d ms, but the stage's output says pnpm took %s (%q)", st.DurationMS, strings.TrimSpace(string(sm[1])), bytes.TrimSpace(sm[0]))
-				}
-				return true
-			})
-			if st.Stage == string(rules.T1) && *st.ExitCode == 0 { // T1 is pnpm's run; other stages' dsh may survive one
-				// Every match holds the literal: output without it, an
-				// honest T1's, costs one bytes.Index and no regexp.
-				if bytes.Contains(out, []byte(pnpmErrorLiteral)) {
-					if loc := pnpmError.FindIndex(out); loc != nil {
-						vf.rep.addf(ClassTimeInconsistent, field+".exit_code", `SPEC.md "Time and process facts"`,
-							"0, but the stage's output reports pnpm giving up (%q), after which pnpm exits 1", bytes.TrimSpace(out[loc[0]:loc[1]]))
-					}
-				}
-			}
+		}
+		// T1 is pnpm's run; other stages' dsh may survive one.
+		if st.Stage == string(rules.T1) && *st.ExitCode == 0 && len(sm.model.PNPMErrors) > 0 {
+			e := sm.model.PNPMErrors[0]
+			vf.rep.addf(ClassTimeInconsistent, sm.field+".exit_code", `SPEC.md "Time and process facts"`,
+				"0, but the stage's output reports pnpm giving up (%q), after which pnpm exits 1", strings.TrimSpace(e.Line[:strings.Index(e.Line, e.Value)+len(e.Value)]))
 		}
 	}
 }

@@ -25,7 +25,9 @@ func (vf *verification) checkWriterFacts() {
 	vf.checkSubject()
 	vf.checkInputs()
 	vf.checkVariableConditions()
-	vf.checkOutputFacts()
+	models := vf.stageModels()
+	vf.checkOutputFacts(models)
+	vf.checkRunModel(models)
 	vf.checkDumpAgainstPatch()
 	vf.listUnverified(vf.ledger.unmatched())
 }

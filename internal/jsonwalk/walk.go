@@ -271,3 +271,24 @@ func hex4(b []byte) (rune, bool) {
 	}
 	return r, true
 }
+
+// Elements calls f with the raw value of each element of arr, a
+// well-formed JSON array as First returns it, in order, until f returns
+// false.
+func Elements(arr []byte, f func(value []byte) bool) error {
+	if len(arr) == 0 || arr[0] != '[' {
+		return errWalk
+	}
+	i := skipSpace(arr, 1)
+	for i < len(arr) && arr[i] != ']' {
+		end := valueEnd(arr, i)
+		if !f(arr[i:end]) {
+			return nil
+		}
+		i = skipSpace(arr, end)
+		if i < len(arr) && arr[i] == ',' {
+			i = skipSpace(arr, i+1)
+		}
+	}
+	return nil
+}

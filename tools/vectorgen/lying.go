@@ -231,7 +231,7 @@ func reclaim(m *manifest.Manifest, files map[string][]byte) {
 }
 
 func (g *gen) lying() error {
-	for _, l := range append(append(append(append(lies(), consumerLies()...), rebuildLies()...), tarballLies()...), decisionLies()...) {
+	for _, l := range append(append(append(append(append(lies(), consumerLies()...), rebuildLies()...), tarballLies()...), decisionLies()...), modelLies()...) {
 		base := g.pass
 		if l.base != "" {
 			base = g.bases[l.base]

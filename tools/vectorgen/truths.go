@@ -68,7 +68,7 @@ func truths() []truth {
 			edit: func(c *lieCtx) {
 				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\ndsh web: opening the default browser; pass --no-open to disable\n")
 			}},
-	}, decisionTruths()...)
+	}, append(decisionTruths(), modelTruths()...)...)
 }
 
 // truthful emits the true variants of the pass vector.

@@ -1,0 +1,188 @@
+package rules
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/dshaudit/dshaudit/internal/jsonwalk"
+)
+
+// StageModel is what one stage's output says about the run, read with
+// the catalogue (ReadStageModel): each fact with the cleaned line that
+// states it. SPEC.md "The run model".
+type StageModel struct {
+	// Profiles are dsh's "initialized profile" lines: the name and the
+	// directory of each profile dsh set up because it did not exist.
+	Profiles []ProfileInit
+	// Progress are pnpm's store counters, in order.
+	Progress []Progress
+	// Done are pnpm's summaries: the elapsed time and the pnpm named.
+	Done []Done
+	// Versions are the node and pnpm versions the output prints.
+	Versions []VersionPrint
+	// Projects are pnpm list's private project labels.
+	Projects []Project
+	// PNPMErrors are the lines where pnpm gives up, with the code.
+	PNPMErrors []Printed
+}
+
+// Printed is one value a line states, with the line.
+type Printed struct {
+	Value, Line string
+}
+
+// ProfileInit is one "dsh: initialized profile NAME at DIR" line.
+type ProfileInit struct {
+	Name, Dir, Line string
+}
+
+// Progress is one of pnpm's "Progress: resolved …" lines.
+type Progress struct {
+	Resolved, Reused, Downloaded int
+	Line                         string
+}
+
+// Done is pnpm's "Done in T using pnpm vX" summary.
+type Done struct {
+	Elapsed, Version, Line string
+}
+
+// VersionPrint is a version of node or pnpm an output line names as the
+// one running.
+type VersionPrint struct {
+	Form                   FormName
+	Program, Version, Line string
+}
+
+// Project is pnpm list's label of a project: "NAME[@VERSION] DIR (PRIVATE)".
+type Project struct {
+	Name, Version, Dir, Line string
+}
+
+// ReadStageModel reads a stage's output once with the catalogue
+// (ReadForms) into its model.
+func ReadStageModel(out []byte) StageModel {
+	var m StageModel
+	ReadForms(out, func(r Reading) bool {
+		l := strings.Clone(r.Line)
+		switch r.Form {
+		case FormProfileInitialized:
+			m.Profiles = append(m.Profiles, ProfileInit{Name: r.Sub[1], Dir: r.Sub[2], Line: l})
+		case FormProgress, FormProgressNoAdded:
+			p := Progress{Line: l}
+			p.Resolved, _ = strconv.Atoi(r.Sub[1])
+			p.Reused, _ = strconv.Atoi(r.Sub[2])
+			p.Downloaded, _ = strconv.Atoi(r.Sub[3])
+			m.Progress = append(m.Progress, p)
+		case FormDone:
+			m.Done = append(m.Done, Done{Elapsed: r.Sub[1], Version: r.Sub[2], Line: l})
+			m.Versions = append(m.Versions, VersionPrint{Form: r.Form, Program: "pnpm", Version: r.Sub[2], Line: l})
+		case FormUpdateAvailable:
+			m.Versions = append(m.Versions, VersionPrint{Form: r.Form, Program: "pnpm", Version: r.Sub[1], Line: l})
+		case FormUnsupportedEngine, FormUnsupportedEngineError:
+			m.Versions = append(m.Versions, engineVersions(r.Form, r.Sub[len(r.Sub)-1], l)...)
+		case FormPNPMError:
+			m.PNPMErrors = append(m.PNPMErrors, Printed{Value: r.Sub[1], Line: l})
+		case FormListProject:
+			m.Projects = append(m.Projects, Project{Name: r.Sub[1], Version: r.Sub[2], Dir: r.Sub[3], Line: l})
+		}
+		return true
+	})
+	return m
+}
+
+// engineVersions reads the "current" object of pnpm's unsupported-engine
+// message, {"node":"v24.11.1","pnpm":"9.15.9"}: node's version without
+// its "v". An object that does not read gives nothing.
+func engineVersions(form FormName, current, line string) []VersionPrint {
+	var cur map[string]string
+	if json.Unmarshal([]byte(current), &cur) != nil {
+		return nil
+	}
+	var vs []VersionPrint
+	if v, ok := cur["node"]; ok {
+		vs = append(vs, VersionPrint{Form: form, Program: "node", Version: strings.TrimPrefix(v, "v"), Line: line})
+	}
+	if v, ok := cur["pnpm"]; ok {
+		vs = append(vs, VersionPrint{Form: form, Program: "pnpm", Version: v, Line: line})
+	}
+	return vs
+}
+
+// ProfileManifest is what a profile's package.json says of the profile,
+// read as JSON.parse reads it (the last of repeated members): its name
+// and whether its dsh.profile.bundles lists a package.
+type ProfileManifest struct {
+	// Name is the "name" member's string value ("" when absent or not a
+	// string).
+	Name string
+	// Bundles is whether dsh.profile.bundles is an array, and Listed
+	// whether it holds the package asked for as a string element.
+	Bundles, Listed bool
+}
+
+// ReadProfileManifest reads doc, a profile package.json, for its name
+// and whether dsh.profile.bundles lists pkg. It refuses what
+// ReadProfileDependency refuses (a document that is not one JSON value,
+// a conflict between readers) with that function's errors.
+func ReadProfileManifest(doc []byte, pkg string) (ProfileManifest, error) {
+	var pm ProfileManifest
+	v, err := oneJSONValue(doc)
+	if err != nil {
+		return pm, err
+	}
+	if v[0] != '{' {
+		return pm, kindError("the document", v)
+	}
+	if raw, err := jsonwalk.Last(v, "name", "name"); err != nil {
+		return pm, err
+	} else if raw != nil && raw[0] == '"' {
+		if pm.Name, err = jsonwalk.String(raw, "name"); err != nil {
+			return pm, err
+		}
+	}
+	obj := v
+	for _, step := range []string{"dsh", "profile", "bundles"} {
+		raw, err := jsonwalk.Last(obj, step, step)
+		if err != nil || raw == nil {
+			return pm, err
+		}
+		obj = raw
+		if step != "bundles" && obj[0] != '{' {
+			return pm, nil
+		}
+	}
+	if obj[0] != '[' {
+		return pm, nil
+	}
+	pm.Bundles = true
+	var serr error
+	if err := jsonwalk.Elements(obj, func(e []byte) bool {
+		if e[0] != '"' {
+			return true
+		}
+		var s string
+		if s, serr = jsonwalk.String(e, "dsh.profile.bundles"); serr != nil {
+			return false
+		}
+		pm.Listed = s == pkg
+		return !pm.Listed
+	}); err != nil {
+		return pm, err
+	}
+	return pm, serr
+}
+
+// ProfilePackageName is the name dsh gives a profile's package.json:
+// "dsh-profile-" and the profile's directory name (SourceDSHAppBoot).
+func ProfilePackageName(profile string) string { return ProfilePackagePrefix + profile }
+
+// ParseProject reads a pnpm list project label (FormListProject).
+func ParseProject(label string) (Project, bool) {
+	sm := FormOf(FormListProject).Pattern.FindStringSubmatch(label)
+	if sm == nil {
+		return Project{}, false
+	}
+	return Project{Name: sm[1], Version: sm[2], Dir: sm[3], Line: label}, true
+}

@@ -1,0 +1,61 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestReadProfileManifest(t *testing.T) {
+	for _, c := range []struct {
+		doc                  string
+		name                 string
+		bundles, listed, err bool
+	}{
+		{`{"name":"dsh-profile-web","dsh":{"profile":{"bundles":["a","p"]}}}`, "dsh-profile-web", true, true, false},
+		{`{"name":"dsh-profile-web","dsh":{"profile":{"bundles":["a",1,{"p":1}]}}}`, "dsh-profile-web", true, false, false},
+		{`{"name":"x","name":"dsh-profile-web"}`, "", false, false, true}, // readers would disagree
+		{`{"name":1,"dsh":{"profile":{"bundles":"p"}}}`, "", false, false, false},
+		{`{"dsh":{"profile":{"bundles":["p\u0000"]}}}`, "", true, false, false},
+		{`{"dsh":{"profile":{"bundles":["\u0070"]}}}`, "", true, true, false},
+		{`[1]`, "", false, false, true},
+		{`{"name":"a"} x`, "", false, false, true},
+	} {
+		pm, err := ReadProfileManifest([]byte(c.doc), "p")
+		if (err != nil) != c.err || err == nil && (pm.Name != c.name || pm.Bundles != c.bundles || pm.Listed != c.listed) {
+			t.Errorf("%s: %+v, %v", c.doc, pm, err)
+		}
+	}
+}
+
+// The real hello capture's stages read as the run it was: one profile
+// set up in T1, a fresh store, pnpm 9.15.9 named, the profile's project
+// in T2.
+func TestReadStageModelRealEvidence(t *testing.T) {
+	read := func(name string) StageModel {
+		b, err := os.ReadFile(filepath.Join(evidenceDir, "hello", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ReadStageModel(b)
+	}
+	t1 := read("t1.stderr")
+	if len(t1.Profiles) != 1 || t1.Profiles[0] != (ProfileInit{Name: "web", Dir: "/dsh-home/profiles/web", Line: "dsh: initialized profile web at /dsh-home/profiles/web"}) {
+		t.Errorf("T1 profiles %+v", t1.Profiles)
+	}
+	out := read("t1.stdout")
+	if len(out.Progress) != 2 || out.Progress[1].Reused != 0 || out.Progress[1].Downloaded != 1 || out.Progress[1].Resolved != 1 {
+		t.Errorf("T1 progress %+v", out.Progress)
+	}
+	if len(out.Versions) != 2 || out.Versions[0].Version != "9.15.9" || out.Versions[1].Version != "9.15.9" || len(out.Done) != 1 || out.Done[0].Elapsed != "1.1s" {
+		t.Errorf("T1 versions %+v, done %+v", out.Versions, out.Done)
+	}
+	t2 := read("t2.stdout")
+	if len(t2.Projects) != 1 || t2.Projects[0].Name != "dsh-profile-web" || t2.Projects[0].Dir != "/dsh-home/profiles/web" {
+		t.Errorf("T2 projects %+v", t2.Projects)
+	}
+	e := ReadStageModel([]byte(FormOf(FormUnsupportedEngine).Example))
+	if len(e.Versions) != 2 || e.Versions[0] != (VersionPrint{Form: FormUnsupportedEngine, Program: "node", Version: "24.11.1", Line: FormOf(FormUnsupportedEngine).Example}) || e.Versions[1].Version != "9.15.9" {
+		t.Errorf("engine warning versions %+v", e.Versions)
+	}
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
+	"github.com/dshaudit/dshaudit/verify"
+)
+
+// The run model's relations (SPEC.md "The run model", issue 45): lies
+// whose evidence shows a run other than the recorded one, and true
+// bundles with honest unusual output.
+
+const (
+	initLine    = "dsh: initialized profile web at /dsh-home/profiles/web\n"
+	projectLine = "dsh-profile-web /dsh-home/profiles/web (PRIVATE)"
+	// engineWarn is pnpm's unsupported-engine warning (formatWarn's thin
+	// spaces) naming node and pnpm as current.
+	engineWarn = "\u2009WARN\u2009 Unsupported engine: wanted: {\"node\":\">=30\"} (current: {\"node\":\"v%s\",\"pnpm\":\"%s\"})\n"
+	doneLine   = "Done in 1.1s using pnpm v9.15.9\n"
+)
+
+// inRep replaces old with new in stage st's stream role and merged in
+// repetition rep only.
+func (c *lieCtx) inRep(rep int, st rules.Stage, role, old, new string) {
+	s := c.stage(rep, st)
+	c.replaceIn(s.Evidence[role], old, new)
+	c.replaceIn(s.Evidence[manifest.RoleMerged], old, new)
+}
+
+// profileJSON replaces old with new in both repetitions' T1 profile
+// package.json.
+func (c *lieCtx) profileJSON(old, new string) {
+	for r := 1; r <= 2; r++ {
+		c.replaceIn(c.stage(r, rules.T1).Evidence[manifest.RoleProfilePackageJSON], old, new)
+	}
+}
+
+func modelLies() []lie {
+	C := verify.ClassConditionMismatch
+	prof := "conditions.fixed " + assemble.CondProfile
+	const spec = "The run model"
+	return []lie{
+		{name: "profile_other_name", class: C, field: prof, verdict: "pass", honest: true, spec: spec,
+			desc: "dsh's output set up profile work at /dsh-home/profiles/work while the profile condition records web",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T1, "stderr", initLine, "dsh: initialized profile work at /dsh-home/profiles/work\n")
+			}},
+		{name: "profile_not_initialised", class: C, field: prof, verdict: "pass", honest: true, spec: spec,
+			desc: "repetition 2's T1 has no \"dsh: initialized profile\" line: the profile existed before it, the repetition was not fresh",
+			edit: func(c *lieCtx) { c.inRep(2, rules.T1, "stderr", initLine, "") }},
+		{name: "profile_initialised_twice", class: C, field: prof, verdict: "pass", honest: true, spec: spec,
+			desc: "repetition 1's T3 also says dsh set up the profile: the profile T3 read was not T1's",
+			edit: func(c *lieCtx) {
+				st := c.stage(1, rules.T3)
+				c.files[st.Evidence["stderr"]] = append([]byte(initLine), c.files[st.Evidence["stderr"]]...)
+				c.files[st.Evidence[manifest.RoleMerged]] = append([]byte(initLine), c.files[st.Evidence[manifest.RoleMerged]]...)
+			}},
+		{name: "store_reused", class: C, field: prof, verdict: "pass", honest: true, spec: spec,
+			desc: "repetition 2's T1 says pnpm reused 1 package and downloaded none: the store was repetition 1's",
+			edit: func(c *lieCtx) {
+				c.inRep(2, rules.T1, "stdout", "Progress: resolved 0, reused 0, downloaded 1, added 0\n", "Progress: resolved 0, reused 1, downloaded 0, added 0\n")
+				c.inRep(2, rules.T1, "stdout", "Progress: resolved 1, reused 0, downloaded 1, added 1, done\n", "Progress: resolved 1, reused 1, downloaded 0, added 1, done\n")
+			}},
+		{name: "t2_project_other_profile", class: C, field: "repetitions[1].T2.evidence.merged", verdict: "pass", honest: true, spec: spec,
+			desc: "T2 lists the plugin only under the project dsh-profile-work /dsh-home/profiles/work, not the recorded profile web",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T2, "stdout", projectLine, "dsh-profile-work /dsh-home/profiles/work (PRIVATE)")
+			}},
+		{name: "t2_project_other_home", class: C, field: "repetitions[1].T2.evidence.merged", verdict: "pass", honest: true, spec: spec,
+			desc: "T2 lists the plugin only under dsh-profile-web at /srv/old/profiles/web, a home other than the fresh DSH_HOME",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T2, "stdout", projectLine, "dsh-profile-web /srv/old/profiles/web (PRIVATE)")
+			}},
+		{name: "t1_profile_json_other_profile", class: C, field: "repetitions[1].T1.evidence.profile_package_json", verdict: "pass", honest: true, spec: spec,
+			desc: "T1's recorded profile package.json is named dsh-profile-work, another profile's",
+			edit: func(c *lieCtx) { c.profileJSON(`"name": "dsh-profile-web"`, `"name": "dsh-profile-work"`) }},
+		{name: "t1_bundles_lack_plugin", class: verify.ClassSubjectMismatch, field: "repetitions[1].T1.evidence.profile_package_json", verdict: "pass", honest: true, spec: spec,
+			desc: "T1's recorded profile package.json has the plugin in dependencies but not in dsh.profile.bundles, so the profile T3 and T4 read lacks it",
+			edit: func(c *lieCtx) {
+				c.profileJSON("\"@deepseek-ai/dsh-web-app\",\n        \"hello-dsh-plugin\"\n", "\"@deepseek-ai/dsh-web-app\"\n")
+			}},
+		{name: "engine_warning_other_node", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass", honest: true, spec: "Fingerprint cross-checks",
+			desc: "pnpm's unsupported-engine warning names node v22.1.0 as current while the fingerprint says 24.11.1",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T1, "stdout", doneLine, fmt.Sprintf(engineWarn, "22.1.0", "9.15.9")+doneLine)
+			}},
+		{name: "engine_warning_other_pnpm", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass", honest: true, spec: "Fingerprint cross-checks",
+			desc: "pnpm's unsupported-engine warning names pnpm 8.6.0 as current while the fingerprint says 9.15.9",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T1, "stdout", doneLine, fmt.Sprintf(engineWarn, "24.11.1", "8.6.0")+doneLine)
+			}},
+	}
+}
+
+func modelTruths() []truth {
+	const spec = "The run model"
+	return []truth{
+		{name: "true_engine_warning_fingerprint_versions", verdict: "pass", spec: "Fingerprint cross-checks",
+			desc: "pnpm warns that the plugin wants node >=30, naming the fingerprint's node v24.11.1 and pnpm 9.15.9 as current",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T1, "stdout", doneLine, fmt.Sprintf(engineWarn, "24.11.1", "9.15.9")+doneLine)
+			}},
+		{name: "true_no_update_box", verdict: "pass", spec: spec,
+			desc: "T1's output has no update box (pnpm's update check found nothing newer or did not run)",
+			edit: func(c *lieCtx) {
+				for r := 1; r <= 2; r++ {
+					st := c.stage(r, rules.T1)
+					for _, role := range []string{"stdout", manifest.RoleMerged} {
+						b := c.files[st.Evidence[role]]
+						i, j := bytes.Index(b, []byte("\n   ╭")), bytes.Index(b, []byte("╯\n"))
+						c.files[st.Evidence[role]] = append(append([]byte{}, b[:i]...), b[j+len("╯\n"):]...)
+					}
+				}
+			}},
+		{name: "true_t2_other_private_project_beside", verdict: "pass", spec: spec,
+			desc: "T2 lists the plugin under the recorded profile's project and under a second private project, another profile at another home",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T2, "stdout", "hello-dsh-plugin 1.0.0", "hello-dsh-plugin 1.0.0\n\ndsh-profile-work /srv/old/profiles/work (PRIVATE)\n\ndependencies:\nhello-dsh-plugin 1.0.0")
+			}},
+	}
+}

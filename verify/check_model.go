@@ -1,0 +1,180 @@
+package verify
+
+import (
+	"strings"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
+)
+
+// stageModel is one executed stage's trusted merged output read once
+// with the catalogue (rules.ReadStageModel), with where it stands.
+type stageModel struct {
+	rep   int // from 1
+	st    *manifest.Stage
+	field string // repetitions[n].Tn
+	model rules.StageModel
+	out   []byte
+}
+
+// stageModels reads every executed stage's trusted merged stream once
+// (SPEC.md "The run model"): a stage whose streams are not tied, or
+// whose merged file is not trusted, is read by no relation, as by no
+// rule.
+func (vf *verification) stageModels() []stageModel {
+	var ms []stageModel
+	for i := range vf.m.Repetitions {
+		rp := &vf.m.Repetitions[i]
+		for j := range rp.Stages {
+			st := &rp.Stages[j]
+			if st.ExitCode == nil {
+				continue
+			}
+			p := st.Evidence[manifest.RoleMerged]
+			out, ok := vf.trusted[p]
+			if !ok || vf.untrusted[p] {
+				continue
+			}
+			ms = append(ms, stageModel{rep: i + 1, st: st, field: repField(i+1, st.Stage), model: rules.ReadStageModel(out), out: out})
+		}
+	}
+	return ms
+}
+
+// recordedProfile is the profile the profile condition records: its
+// name (the value's first word, "web") and its DSH_HOME ("" when the
+// value names none).
+func (vf *verification) recordedProfile() (name, home string) {
+	for _, c := range vf.m.Conditions.Fixed {
+		if c.Name != assemble.CondProfile {
+			continue
+		}
+		name = strings.TrimSpace(strings.SplitN(c.Value, ";", 2)[0])
+		if f := strings.Fields(name); len(f) > 0 {
+			name = f[0]
+		}
+		if sm := profileHome.FindStringSubmatch(c.Value); sm != nil {
+			home = sm[1]
+		}
+	}
+	return name, home
+}
+
+// checkRunModel holds the stages to one another and to the recorded
+// conditions (SPEC.md "The run model"): one profile across the
+// stages, set up once per repetition, in a fresh store; T2 lists the
+// plugin under that profile's project; T1's profile package.json is that
+// profile's and lists the plugin as a bundle; every node and pnpm
+// version pnpm's engine check names is the fingerprint's.
+func (vf *verification) checkRunModel(models []stageModel) {
+	name, home := vf.recordedProfile()
+	condField := "conditions.fixed " + assemble.CondProfile
+	dir := ""
+	if home != "" && name != "" {
+		dir = home + "/profiles/" + name
+	}
+	inits := map[int]int{}     // repetition -> "initialized profile" lines
+	t1Read := map[int]string{} // repetition -> its T1's field, when read
+	for _, sm := range models {
+		for _, p := range sm.model.Profiles {
+			inits[sm.rep]++
+			if name != "" && p.Name != name {
+				vf.rep.addf(ClassConditionMismatch, condField, "DSHIO/T 21 5.1.7",
+					"records profile %s, but %s's output says dsh set up profile %q (%q)", name, sm.field, p.Name, p.Line)
+			}
+		}
+		if sm.st.Stage == string(rules.T1) {
+			t1Read[sm.rep] = sm.field
+			for _, p := range sm.model.Progress {
+				if p.Reused > 0 {
+					vf.rep.addf(ClassConditionMismatch, condField, "DSHIO/T 21 5.1.7",
+						"records a fresh profile per repetition, but %s's output says pnpm reused %d package(s) from a store that held them (%q)", sm.field, p.Reused, p.Line)
+					break
+				}
+			}
+		}
+		if vf.fingerprint != nil {
+			for _, v := range sm.model.Versions {
+				want := map[string]string{"node": vf.fingerprint.Node, "pnpm": vf.fingerprint.PNPM}[v.Program]
+				engine := v.Form == rules.FormUnsupportedEngine || v.Form == rules.FormUnsupportedEngineError
+				if engine && v.Version != want { // pnpm's summary and update box are checkFingerprint's
+					vf.rep.addf(ClassFingerprintInvalid, "fingerprint", "DSHIO/T 21 5.2",
+						"%s=%s, but %s's output shows %s %s running (%q)", v.Program, want, sm.field, v.Program, v.Version, v.Line)
+				}
+			}
+		}
+		if sm.st.Stage == string(rules.T2) && *sm.st.ExitCode == 0 && dir != "" {
+			vf.checkListedProject(sm, name, dir)
+		}
+		if sm.st.Stage == string(rules.T1) {
+			vf.checkProfileManifest(sm, name)
+		}
+	}
+	for rep := 1; rep <= len(vf.m.Repetitions); rep++ {
+		field, ok := t1Read[rep]
+		if !ok {
+			continue
+		}
+		switch n := inits[rep]; {
+		case n == 0:
+			vf.rep.addf(ClassConditionMismatch, condField, "DSHIO/T 21 5.1.7",
+				"records a fresh profile per repetition, but %s's output has no \"dsh: initialized profile\" line: dsh found the profile already set up", field)
+		case n > 1:
+			vf.rep.addf(ClassConditionMismatch, condField, "DSHIO/T 21 5.1.7",
+				"records one fresh profile per repetition, but repetition %d's output says dsh set up a profile %d times", rep, n)
+		}
+	}
+}
+
+// checkListedProject: a T2 that lists the subject at its version lists it
+// under the recorded profile's project, pnpm's label
+// "dsh-profile-NAME HOME/profiles/NAME (PRIVATE)"; the plugin listed only
+// under another project, another name or another directory does not
+// count. Another project listed beside the right one is honest.
+func (vf *verification) checkListedProject(sm stageModel, name, dir string) {
+	sub := vf.m.Subject
+	var under []string
+	for _, d := range rules.ListedDependencies(sm.out) {
+		if d.Name != sub.Name || d.Version != sub.Version {
+			continue
+		}
+		p, ok := rules.ParseProject(d.Project)
+		if ok && p.Name == rules.ProfilePackageName(name) && p.Dir == dir {
+			return
+		}
+		under = append(under, d.Project)
+	}
+	if len(under) == 0 {
+		return // the T2 rule finds no listing: its verdict says so
+	}
+	vf.rep.addf(ClassConditionMismatch, repField(sm.rep, sm.st.Stage, "evidence", manifest.RoleMerged), "DSHIO/T 21 5.1.7",
+		"lists %s %s under the project %q, but the profile condition's profile is %s %s: pnpm's label for it is %q", sub.Name, sub.Version, under[0],
+		rules.ProfilePackageName(name), dir, rules.ProfilePackageName(name)+" "+dir+" (PRIVATE)")
+}
+
+// checkProfileManifest: T1's recorded profile package.json is the
+// recorded profile's (dsh names it dsh-profile-NAME), and after a T1
+// that exited 0 with no line of pnpm giving up its dsh.profile.bundles
+// lists the subject, which dsh adds when pnpm installed a package
+// declaring dsh.bundle (a patch is recorded).
+func (vf *verification) checkProfileManifest(sm stageModel, name string) {
+	p := sm.st.Evidence[manifest.RoleProfilePackageJSON]
+	doc, ok := vf.trusted[p]
+	if !ok || p == "" {
+		return
+	}
+	pm, err := rules.ReadProfileManifest(doc, vf.m.Subject.Name)
+	if err != nil {
+		return // the T1 rule reads it and says why not
+	}
+	field := repField(sm.rep, sm.st.Stage, "evidence", manifest.RoleProfilePackageJSON)
+	if want := rules.ProfilePackageName(name); name != "" && pm.Name != want {
+		vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
+			"names the profile %q, but the profile condition records profile %s, whose package.json dsh names %q", pm.Name, name, want)
+	}
+	if *sm.st.ExitCode == 0 && len(sm.model.PNPMErrors) == 0 && vf.m.Static.Evidence[manifest.RolePatch] != "" && !pm.Listed {
+		vf.rep.addf(ClassSubjectMismatch, field, "DSHIO/T 21 5.1.7",
+			"dsh.profile.bundles does not list %s, but T1 exited 0 installing it and it declares dsh.bundle (a patch is recorded): dsh adds such a package to the profile's bundles", vf.m.Subject.Name)
+	}
+}
