@@ -150,7 +150,7 @@ func (f *fakeEngine) run(ctx context.Context, spec engine.RunSpec, window time.D
 			out("Error: YAMLException: bad patch\n")
 			return res, nil
 		}
-		out(fmt.Sprintf("- id: base\n  name: '@deepseek-ai/dsh-base'\n- id: fx\n  name: %s\n", f.name))
+		out(fmt.Sprintf("# == @deepseek-ai/dsh-base\n- id: base\n  name: '@deepseek-ai/dsh-base'\n# == %s\n- id: fx\n  name: %s\n", f.name, f.name))
 	case rules.T4:
 		res.Liveness = &engine.Liveness{Window: window, AliveFor: window, AliveAtEnd: true}
 		res.ExitCode = 137
