@@ -17,6 +17,11 @@
 #                                        summary and report (minutes;
 #                                        AUDIT_IMAGE an image built from
 #                                        this checkout's lock)
+#   INPUT_PACKAGE=SPEC AUDIT_IMAGE_ARCHIVE=FILE scripts/audit-local.sh OUTDIR
+#                                        the same with image-archive: true,
+#                                        FILE standing for the archive the
+#                                        release publishes (checked against
+#                                        image/sandbox.ref)
 #
 # The checkout step is this working tree (its HEAD is the commit the
 # token names); the upload step is a check of the files it would upload.
@@ -76,8 +81,14 @@ echo "audit-local: self: $(tr '\n' ' ' <"$GITHUB_OUTPUT")"
 go build -trimpath -ldflags "-X main.version=$(self version)" -o "$RUNNER_TEMP/bin/dshaudit" ./cmd/dshaudit
 # Step "Test, verify, summarise", with the emulation's Sigstore.
 : "${INPUT_PACKAGE:?the full emulation needs INPUT_PACKAGE (NAME@VERSION)}"
-: "${AUDIT_IMAGE:?the full emulation needs AUDIT_IMAGE (an image built from this checkout: dshaudit image build --load)}"
-export DSHAUDIT=$RUNNER_TEMP/bin/dshaudit INPUT_PACKAGE AUDIT_IMAGE
+if [[ -n ${AUDIT_IMAGE_ARCHIVE:-} ]]; then
+	# image-archive: true, the release's archive a local copy.
+	export INPUT_IMAGE_ARCHIVE=true AUDIT_IMAGE_ARCHIVE AUDIT_IMAGE=""
+else
+	: "${AUDIT_IMAGE:?the full emulation needs AUDIT_IMAGE (an image built from this checkout: dshaudit image build --load) or AUDIT_IMAGE_ARCHIVE}"
+	export INPUT_IMAGE_ARCHIVE=false AUDIT_IMAGE
+fi
+export DSHAUDIT=$RUNNER_TEMP/bin/dshaudit INPUT_PACKAGE
 export INPUT_T1_WORKSPACE_ROOT=true INPUT_VERIFIER_ID=https://github.com/acme/hello-dsh-plugin/actions
 export AUDIT_WORKFLOW=$(self workflow) AUDIT_TRUSTED_ROOT=$DSHAUDIT_SIGSTORE_TRUSTED_ROOT
 export AUDIT_SIGNING_CONFIG=$DSHAUDIT_SIGSTORE_SIGNING_CONFIG AUDIT_OIDC_ISSUER=$DSHAUDIT_SIGSTORE_OIDC_ISSUER
@@ -89,7 +100,10 @@ files=$RUNNER_TEMP/dshaudit-out
 bundle=$(ls "$files"/*.dshaudit.tar.zst)
 [[ $(ls "$files" | wc -l) == 4 ]] || fail "$(ls "$files" | wc -l) files to upload, want 4"
 policy=(--trusted-root "$DSHAUDIT_SIGSTORE_TRUSTED_ROOT" --certificate-audit-workflow "$AUDIT_WORKFLOW" --certificate-oidc-issuer "$DSHAUDIT_SIGSTORE_OIDC_ISSUER")
-"$DSHAUDIT" verify "$bundle" "${policy[@]}" | grep -q "^produced by:  the audit workflow $AUDIT_WORKFLOW" || fail "verify does not say the audit workflow produced it"
+# Read whole before the search: grep -q stopping at the match would cut
+# verify off with SIGPIPE, a failure under pipefail.
+said=$("$DSHAUDIT" verify "$bundle" "${policy[@]}") || fail "verify under the runner policy exited $?"
+grep -q "^produced by:  the audit workflow $AUDIT_WORKFLOW" <<<"$said" || fail "verify does not say the audit workflow produced it"
 "$DSHAUDIT" verify-summary "$files"/*.vsa.sigstore.json "${policy[@]}" --artifact "$bundle" \
 	--verifier-id "$INPUT_VERIFIER_ID" --level DSHIO_AUDIT_WORKFLOW >/dev/null || fail "the summary does not verify under the runner policy"
 echo "audit-local: ok"

@@ -13,13 +13,18 @@
 #   INPUT_T1_WORKSPACE_ROOT   "true": run T1 with --t1-workspace-root
 #                             (a recorded deviation)
 #   INPUT_VERIFIER_ID         the summary's verifier.id
+#   INPUT_IMAGE_ARCHIVE       "true": load the sandbox image from the OCI
+#                             archive dshaudit's release at the workflow's
+#                             tag publishes, checked against the digest
+#                             image/sandbox.ref commits, instead of building it
 #   AUDIT_WORKFLOW            https://github.com/OWNER/REPO/.github/workflows/audit.yml@REF,
 #                             the job_workflow_ref the certificate will name
 #
 # Not workflow inputs, for scripts/audit-local.sh's emulation only (the
 # loopback Sigstore of scripts/setup-sigstore.sh): AUDIT_TRUSTED_ROOT,
 # AUDIT_SIGNING_CONFIG, AUDIT_OIDC_ISSUER, AUDIT_IMAGE (an image already
-# built from this checkout's lock).
+# built from this checkout's lock), AUDIT_IMAGE_ARCHIVE (with
+# INPUT_IMAGE_ARCHIVE: a local copy of the release's archive).
 set -euo pipefail
 
 die() {
@@ -57,10 +62,23 @@ else
 	trust=(--trusted-root "$root" --certificate-identity "$AUDIT_WORKFLOW" --certificate-oidc-issuer "$issuer")
 fi
 
-# The sandbox image, from this checkout's committed lock; run checks it
-# by digest.
+# The sandbox image, from this checkout's committed lock, or the archive
+# of this tag's release checked against the digest the checkout commits
+# (the caller chooses neither); run checks it by digest.
 image=${AUDIT_IMAGE:-}
-if [[ -z $image ]]; then
+load=()
+if [[ -z $image && ${INPUT_IMAGE_ARCHIVE:-false} == true ]]; then
+	image=$(<image/sandbox.ref)
+	archive=${AUDIT_IMAGE_ARCHIVE:-}
+	if [[ -z $archive ]]; then
+		[[ $AUDIT_WORKFLOW == *@refs/tags/* ]] || die "image-archive: $AUDIT_WORKFLOW is not at a release tag, which has no published archive" 3
+		tagged=${image%@*}
+		url=${AUDIT_WORKFLOW%%/.github/workflows/*}/releases/download/${AUDIT_WORKFLOW##*@refs/tags/}/$(basename "${tagged%:*}")-${tagged##*:}.oci.tar
+		archive=$RUNNER_TEMP/sandbox.oci.tar
+		curl -fsSL --retry 3 -o "$archive" "$url" || die "cannot download $url" 3
+	fi
+	load=(--image-archive "$(realpath "$archive")")
+elif [[ -z $image ]]; then
 	image=$("$DSHAUDIT" image build --load) || die "image build failed" 3
 fi
 [[ $image == *@sha256:* ]] || die "the image is not named by digest: $image" 3
@@ -69,7 +87,7 @@ args=()
 [[ ${INPUT_T1_WORKSPACE_ROOT:-true} == true ]] && args+=(--t1-workspace-root)
 set +e
 # run names the bundle NAME-VERSION.dshaudit.tar.zst in its directory.
-(cd "$out" && "$DSHAUDIT" run "$pkg" --image "$image" "${sign[@]}" --progress never "${args[@]}")
+(cd "$out" && "$DSHAUDIT" run "$pkg" --image "$image" "${load[@]}" "${sign[@]}" --progress never "${args[@]}")
 rc=$?
 set -e
 bundle=$(ls "$out"/*.dshaudit.tar.zst 2>/dev/null | head -n 1)

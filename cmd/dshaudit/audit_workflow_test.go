@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dshaudit/dshaudit/engine"
 	"github.com/dshaudit/dshaudit/internal/testutil/e2etest"
 )
 
@@ -58,7 +59,8 @@ func TestAuditWorkflowShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"run \"$pkg\" --image \"$image\" \"${sign[@]}\"", "sign=(--keyless)", "--certificate-audit-workflow \"$AUDIT_WORKFLOW\"", "image build --load"} {
+	for _, want := range []string{"run \"$pkg\" --image \"$image\" \"${load[@]}\" \"${sign[@]}\"", "sign=(--keyless)", "--certificate-audit-workflow \"$AUDIT_WORKFLOW\"", "image build --load",
+		"image=$(<image/sandbox.ref)", "load=(--image-archive "} {
 		if !strings.Contains(string(sh), want) {
 			t.Errorf("scripts/audit-workflow.sh lacks %q", want)
 		}
@@ -81,6 +83,24 @@ func TestAuditLocalSelfE2E(t *testing.T) {
 	}
 }
 
+// TestSandboxRefCommitted: image/sandbox.ref, the digest the audit
+// workflow checks a published image archive against, is the image the
+// committed lock builds (scripts/setup.sh's, DESIGN.md "The digest of
+// the committed lock").
+func TestSandboxRefCommitted(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "image", "sandbox.ref"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := strings.TrimSuffix(string(b), "\n")
+	if _, err := engine.ParsePinned(ref); err != nil || strings.ContainsAny(ref, " \n") {
+		t.Fatalf("image/sandbox.ref %q: %v", ref, err)
+	}
+	if img := cliImage(t); img != ref {
+		t.Errorf("the committed lock builds %s, image/sandbox.ref says %s", img, ref)
+	}
+}
+
 // auditLocalPackage is the published package the full emulation tests:
 // the one runner's TestE2ERegistryPackage runs (the audit workflow takes
 // NAME@VERSION of a published package only, never a local path).
@@ -99,14 +119,17 @@ func TestAuditLocalE2E(t *testing.T) {
 	e2etest.RequireSigstore(t)
 	e2etest.Require(t, "bash", "curl", "jq", "base64", "podman", "npm")
 	img := cliImage(t)
+	// image-archive: true, the release's archive written from the image
+	// the committed lock builds (checked against image/sandbox.ref).
+	archive, _ := publishSandbox(t, img, t.TempDir())
 	out := filepath.Join(t.TempDir(), "audit")
 	cmd := exec.Command("bash", "scripts/audit-local.sh", out)
 	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "INPUT_PACKAGE="+auditLocalPackage, "AUDIT_IMAGE="+img)
+	cmd.Env = append(os.Environ(), "INPUT_PACKAGE="+auditLocalPackage, "AUDIT_IMAGE_ARCHIVE="+archive)
 	b, err := cmd.CombinedOutput()
 	text := string(b)
 	if err != nil || !strings.HasSuffix(strings.TrimSpace(text), "audit-local: ok") {
-		t.Fatalf("INPUT_PACKAGE=%s AUDIT_IMAGE=%s scripts/audit-local.sh OUTDIR: %v\n%s", auditLocalPackage, img, err, text)
+		t.Fatalf("INPUT_PACKAGE=%s AUDIT_IMAGE_ARCHIVE=%s scripts/audit-local.sh OUTDIR: %v\n%s", auditLocalPackage, archive, err, text)
 	}
 	wf := "https://github.com/dshaudit/dshaudit/.github/workflows/audit.yml@refs/tags/v0.0.0-local"
 	for _, want := range []string{
