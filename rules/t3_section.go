@@ -144,25 +144,20 @@ func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
 	if max := lim.maxStaticInput(); int64(len(patch)) > max {
 		return nil, fmt.Errorf("%w: %d bytes, above the %d-byte limit, not parsed", ErrPatch, len(patch), max)
 	}
-	root, _, err := jsyaml.Load(patch)
-	if err != nil {
-		return nil, fmt.Errorf("%w: read as %s: %w", ErrPatch, jsyaml.Consumer, err)
-	}
-	if root == nil || root.Kind != jsyaml.List {
-		return nil, fmt.Errorf("%w: top level is %s, want a list", ErrPatch, jsyaml.Describe(root))
-	}
 	var rows []*jsyaml.Value
 	own := map[string]*jsyaml.Value{} // the patch's own rows by id, the latest one
 	shadow := map[string]bool{}       // ids whose latest row is another layer's or nested
-	for _, p := range root.Items {
+	// The patch's items one at a time (jsyaml.LoadItems): none is looked
+	// at again once the next is read, so the list is never held whole.
+	root, _, err := jsyaml.LoadItems(patch, func(p *jsyaml.Value) {
 		if p.Kind != jsyaml.Map {
-			continue
+			return
 		}
 		id, _ := p.Get("id").String()
 		hasID := truthy(p.Get("id")) // JavaScript's `if (id)`
 		if ins := p.Get("insert"); ins != nil && truthy(ins) {
 			if ins.Kind != jsyaml.List {
-				continue // a string spreads into non-entries; anything else throws
+				return // a string spreads into non-entries; anything else throws
 			}
 			items := make([]*jsyaml.Value, len(ins.Items))
 			for i, it := range ins.Items {
@@ -183,14 +178,14 @@ func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
 			// buildMap(insert): the inserted items and their groups'
 			// children become the targets of their ids.
 			mapRows(items, hasID, own, shadow)
-			continue
+			return
 		}
 		t := own[id]
 		if !hasID || t == nil || shadow[id] {
-			continue
+			return
 		}
 		if name := p.Get("name"); truthy(name) && !strictEqual(name, t.Get("name")) {
-			continue
+			return
 		}
 		for i, k := range p.Keys {
 			if k == "id" || k == "insert" || k == "name" {
@@ -198,6 +193,12 @@ func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
 			}
 			setKey(t, k, p.Vals[i])
 		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: read as %s: %w", ErrPatch, jsyaml.Consumer, err)
+	}
+	if root == nil || root.Kind != jsyaml.List {
+		return nil, fmt.Errorf("%w: top level is %s, want a list", ErrPatch, jsyaml.Describe(root))
 	}
 	return rows, nil
 }
