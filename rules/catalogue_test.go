@@ -32,7 +32,7 @@ func TestCatalogueFormsMatchTheirExamples(t *testing.T) {
 		if !f.Pattern.MatchString(f.Example) {
 			t.Errorf("%s: pattern %q does not match its example %q", f.Name, f.Pattern, f.Example)
 		}
-		if f.Source == "" || f.Snippet == "" || (f.Producer != ProducerDSH && f.Producer != ProducerPNPM) {
+		if f.Source == "" || f.Snippet == "" || (f.Producer != ProducerDSH && f.Producer != ProducerPNPM && f.Producer != ProducerNode) {
 			t.Errorf("%s: no source, snippet or producer", f.Name)
 		}
 		var got []FormName

@@ -20,8 +20,10 @@ const WebMarker = "dsh web: http://"
 // only when the process was still alive when the observer stopped it, was
 // seen alive for at least window (DefaultWindow when window <= 0), stdout
 // has dsh's one marker line "dsh web: http://127.0.0.1:<port>" and no
-// other line starts "dsh web: http://" (markerReason), and no line is a fatal
-// error line (isFatalLine). dsh prints the marker before the plugin tree
+// other line starts "dsh web: http://" (markerReason), no line is a fatal
+// error line (isFatalLine), and no line holds dsh's message that a plugin
+// entry failed to apply or load, or node's that the port was held
+// (loadFailureReason). dsh prints the marker before the plugin tree
 // loads, so the marker alone never proves a boot. A timeout or any failed
 // condition is boot_failed. The exit code of a process the observer
 // stopped is not read. SPEC.md "T4 boot".
@@ -55,6 +57,9 @@ func DeriveT4(o Observation, window time.Duration) StageResult {
 		}
 		return true
 	})
+	if r := loadFailureReason(out); r != "" {
+		reasons = append(reasons, r)
+	}
 	if r := markerReason(o.Stdout, o.Stderr); r != "" {
 		reasons = append(reasons, r)
 	}
@@ -65,13 +70,42 @@ func DeriveT4(o Observation, window time.Duration) StageResult {
 		return passed(T4, []string{
 			fmt.Sprintf("process alive for %s (window %s) and stopped by the observer", o.Liveness.AliveFor, window),
 			fmt.Sprintf("stdout has dsh's one marker line starting %q", WebMarker),
-			"output has no fatal error line",
+			"output has no fatal error line and no line of dsh saying a plugin entry failed to apply or load",
 		})
 	}
 	if exited {
 		return failed(T4, BootFailed, commandFailedError(o), reasons)
 	}
 	return failed(T4, BootFailed, disagreementError(o, reasons), reasons)
+}
+
+// loadFailureReason names the lines of out that are dsh's own messages
+// that a plugin entry failed to apply or load, or node's that a port was
+// held (the catalogue's T4 failure forms, wherever they stand in a line),
+// or returns "". A held port means a dsh of the previous repetition was
+// still listening: the sandbox was not fresh. SPEC.md "T4 boot",
+// condition 5.
+func loadFailureReason(out []byte) string {
+	var lines []string
+	held := false
+	ReadForms(out, func(r Reading) bool {
+		if !IsT4FailureForm(r.Form) {
+			return true
+		}
+		held = held || r.Form == FormPortInUse
+		if len(lines) == 0 || lines[len(lines)-1] != r.Line {
+			lines = append(lines, r.Line)
+		}
+		return true
+	})
+	if len(lines) == 0 {
+		return ""
+	}
+	why := fmt.Sprintf("output has %d line(s) of dsh saying a plugin entry failed to apply or load, the first: %q", len(lines), boundLine(lines[0]))
+	if held {
+		why += "; a port was already in use, held by a dsh of an earlier repetition: the sandbox was not fresh"
+	}
+	return why
 }
 
 // markerLine is the form of dsh-web-app's startup line (console.log, so on

@@ -46,6 +46,18 @@ func TestDeriveT4(t *testing.T) {
 			fe: "TypeError: x is not a function", reason: "fatal error line"},
 		{name: "skipping profile bundle but alive", o: boot(137, marker, "dsh: skipping profile bundle hello-dsh-plugin: peer range >=9 does not admit 0.1.7\n", true, full),
 			status: StageFailed, fe: "dsh: skipping profile bundle*", reason: "skipping profile bundle"},
+		// dsh's own messages that an entry failed to apply or load, wherever
+		// they stand in a line, and node's that the port was held: no
+		// passing T4 holds one. SPEC.md "T4 boot", condition 5.
+		{name: "entry failed to apply mid-line but alive", o: boot(137, marker, "2026-12-06 10:00:01 [E] loader failed to apply loader entry hello-dsh (hello-dsh-plugin): boom\n", true, full),
+			status: StageFailed, reason: "failed to apply or load, the first: \"2026-12-06 10:00:01 [E] loader failed to apply loader entry hello-dsh (hello-dsh-plugin): boom\""},
+		{name: "entries did not activate after a prefix but alive", o: boot(137, marker, "[dsh] dsh: 1 entry did not activate\n", true, full),
+			status: StageFailed, reason: "failed to apply or load"},
+		{name: "fatal load failure but alive", o: boot(137, marker, "dsh: fatal load failure: Error: late\n", true, full),
+			status: StageFailed, reason: "failed to apply or load"},
+		{name: "port in use but alive", o: boot(137, marker, "note: listen EADDRINUSE: address already in use 127.0.0.1:3080\n", true, full),
+			status: StageFailed, reason: "the sandbox was not fresh"},
+		{name: "a plugin's words about its own entries pass", o: boot(137, marker, "hello: loader entry count 3; every entry did activate\n", true, full), status: StagePassed},
 		{name: "killed early", o: boot(137, marker, "", true, 5*time.Second), status: StageFailed, reason: "observed alive for 5s"},
 		{name: "window from settings longer than observed", o: boot(137, marker, "", true, full), window: 20 * time.Second,
 			status: StageFailed, reason: "the window is 20s"},

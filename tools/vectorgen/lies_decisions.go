@@ -29,6 +29,16 @@ func decisionLies() []lie {
 					c.files[st.Evidence["stdout"]] = []byte{}
 				}
 			}},
+		{name: "t4_entry_failed_mid_line", class: V, field: "repetitions[1].T4.status", verdict: "boot_failed", spec: "T4 boot",
+			desc: "T4's stdout, after the marker, holds cordis's loader message \"failed to apply loader entry hello-dsh (hello-dsh-plugin): boom\" after a logger's time stamp and level, and T4 is recorded passed: the plugin's entry never applied",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\n2026-12-06T10:00:01.000Z [E] loader failed to apply loader entry hello-dsh (hello-dsh-plugin): boom\n")
+			}},
+		{name: "t4_port_in_use", class: V, field: "repetitions[1].T4.status", verdict: "boot_failed", spec: "T4 boot",
+			desc: "T4's stdout holds node's \"listen EADDRINUSE: address already in use 127.0.0.1:3080\" inside a logger's line, and T4 is recorded passed: a dsh of an earlier repetition still held the port, so the sandbox was not fresh",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\n[W] web-server Error: listen EADDRINUSE: address already in use 127.0.0.1:3080\n")
+			}},
 		{name: "t4_marker_trailing_space", class: V, field: "repetitions[1].T4.status", verdict: "boot_failed", spec: "T4 boot",
 			desc: "T4's startup marker is followed by a space (\"dsh web: http://127.0.0.1:3080 \"): the marker is the cleaned line untrimmed, so it is not in dsh's form, and T4 is recorded passed",
 			edit: func(c *lieCtx) {
@@ -84,6 +94,11 @@ func decisionTruths() []truth {
 			desc: "package.json declares network and shell; the README's labels are written why NETWORK :, WHY SHELL: and data Flow: (any case, white space before the colon), which register the exception: 5.5.3 conforming",
 			edit: func(c *lieCtx) {
 				c.redLineWithREADME(strings.NewReplacer("Why network:", "why NETWORK :", "Why shell:", "WHY SHELL:", "Data flow:", "data Flow:").Replace(exceptionREADME))
+			}},
+		{name: "true_t4_plugin_names_its_entry", verdict: "pass", spec: "T4 boot",
+			desc: "T4's stdout holds the plugin's own line \"hello-dsh: loader entry hello-dsh applied, 0 entries failed\", which is none of dsh's failure messages: T4 passes",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\nhello-dsh: loader entry hello-dsh applied, 0 entries failed\n")
 			}},
 		{name: "true_t4_marker_lan_ipv6", verdict: "pass", spec: "T4 boot",
 			desc: "T4's marker names a LAN address whose host is an IPv6 literal, \"dsh web: http://127.0.0.1:3080 (LAN: http://[fe80::1]:3080)\": the host is any run of characters other than space and parentheses",
