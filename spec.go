@@ -8,7 +8,8 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"regexp"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 //go:embed SPEC.md
@@ -18,7 +19,7 @@ var specText []byte
 // version: SpecURI appends it.
 const SpecBaseURI = "https://dshaudit.dev/spec/"
 
-var specVersionRE = regexp.MustCompile(`(?m)^Version ([0-9]+\.[0-9]+) `)
+var specVersionRE = lazyregexp.New(`(?m)^Version ([0-9]+\.[0-9]+) `)
 
 // SpecVersion is the version SPEC.md states on its "Version" line, e.g.
 // "1.10", or "" if it states none.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"github.com/dshaudit/dshaudit/rules"
 )
 
@@ -16,10 +17,10 @@ import (
 const PNPMRoundingMS = 100
 
 // pnpmUnit is one part of pnpm's elapsed time ("1m", "2.3s", "523ms").
-var pnpmUnit = regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|s|m|h|d)`)
+var pnpmUnit = lazyregexp.New(`(\d+(?:\.\d+)?)(ms|s|m|h|d)`)
 
 // profileHome is the DSH_HOME the profile condition records.
-var profileHome = regexp.MustCompile(`\bDSH_HOME=([^\s,;]+)`)
+var profileHome = lazyregexp.New(`\bDSH_HOME=([^\s,;]+)`)
 
 // checkOutputFacts holds what a stage's own output says about the run
 // against what the manifest records (SPEC.md "Time and process facts"):

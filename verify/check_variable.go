@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // The variable conditions (SPEC.md "Recorded conditions", DSHIO/T 21
@@ -17,22 +19,22 @@ import (
 
 var (
 	urlWord        = `https?://[^\s()]+`
-	reEngine       = regexp.MustCompile(`^[a-z][a-z0-9-]* v?[0-9][0-9A-Za-z.+~_-]*( --runtime [a-z][a-z0-9-]*)?$`)
-	reKernel       = regexp.MustCompile(`^[0-9][0-9A-Za-z._+~-]*$`)
-	reCPUs         = regexp.MustCompile(`^[1-9][0-9]{0,5}$`)
-	reLoad         = regexp.MustCompile(`^[0-9]+\.[0-9]+ [0-9]+\.[0-9]+ [0-9]+\.[0-9]+$`)
-	reT1Registry   = regexp.MustCompile(`^` + urlWord + ` \(npm_config_registry, the registry T0 used\)$`)
-	reRegistry     = regexp.MustCompile(`^` + urlWord + ` \(from (--registry|npm default|npm default \(npm not installed\)|environment npm_config_registry|npm config)\)$`)
-	reTarballURL   = regexp.MustCompile(`^` + urlWord + ` \(dist\.tarball ` + urlWord + ` rewritten to the configured registry, as npm's replace-registry-host=npmjs does\)$`)
-	reLocalTarball = regexp.MustCompile(`^tarball (\S(?:.*\S)?(?i:\.(?:tgz|tar\.gz|tar)))$`)
-	reLocalDir     = regexp.MustCompile(`^directory (\S(?:.*\S)?) packed with npm pack --ignore-scripts \(npm [0-9][0-9A-Za-z.+-]*\)$`)
-	rePatchURL     = regexp.MustCompile(`^` + urlWord + `$`)
-	rePatchTarball = regexp.MustCompile(`^tarball \((local source: not published, so on no CDN|no CDN configured|no CDN served the file: .+|no CDN reachable: .+)\)$`)
-	reSHA256Ref    = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-	reConverted    = regexp.MustCompile(`^\S+ capture, converted by \S+$`)
-	reTruncated    = regexp.MustCompile(`^repetition ([1-9][0-9]*) (T[1-4]) output truncated$`)
+	reEngine       = lazyregexp.New(`^[a-z][a-z0-9-]* v?[0-9][0-9A-Za-z.+~_-]*( --runtime [a-z][a-z0-9-]*)?$`)
+	reKernel       = lazyregexp.New(`^[0-9][0-9A-Za-z._+~-]*$`)
+	reCPUs         = lazyregexp.New(`^[1-9][0-9]{0,5}$`)
+	reLoad         = lazyregexp.New(`^[0-9]+\.[0-9]+ [0-9]+\.[0-9]+ [0-9]+\.[0-9]+$`)
+	reT1Registry   = lazyregexp.New(`^` + urlWord + ` \(npm_config_registry, the registry T0 used\)$`)
+	reRegistry     = lazyregexp.New(`^` + urlWord + ` \(from (--registry|npm default|npm default \(npm not installed\)|environment npm_config_registry|npm config)\)$`)
+	reTarballURL   = lazyregexp.New(`^` + urlWord + ` \(dist\.tarball ` + urlWord + ` rewritten to the configured registry, as npm's replace-registry-host=npmjs does\)$`)
+	reLocalTarball = lazyregexp.New(`^tarball (\S(?:.*\S)?(?i:\.(?:tgz|tar\.gz|tar)))$`)
+	reLocalDir     = lazyregexp.New(`^directory (\S(?:.*\S)?) packed with npm pack --ignore-scripts \(npm [0-9][0-9A-Za-z.+-]*\)$`)
+	rePatchURL     = lazyregexp.New(`^` + urlWord + `$`)
+	rePatchTarball = lazyregexp.New(`^tarball \((local source: not published, so on no CDN|no CDN configured|no CDN served the file: .+|no CDN reachable: .+)\)$`)
+	reSHA256Ref    = lazyregexp.New(`^sha256:[0-9a-f]{64}$`)
+	reConverted    = lazyregexp.New(`^\S+ capture, converted by \S+$`)
+	reTruncated    = lazyregexp.New(`^repetition ([1-9][0-9]*) (T[1-4]) output truncated$`)
 	quoted         = `"(?:[^"\\]|\\.)*"`
-	reCleanPath    = regexp.MustCompile(`^\S(?:.*\S)?$`)
+	reCleanPath    = lazyregexp.New(`^\S(?:.*\S)?$`)
 )
 
 // Variable-condition names: the runner's (runner/conditions.go,

@@ -22,9 +22,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -711,7 +711,7 @@ func digitVal(c byte) int {
 }
 
 // floatPattern is js-yaml's YAML_FLOAT_PATTERN.
-var floatPattern = regexp.MustCompile(`^(?:[-+]?(?:[0-9]+)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+var floatPattern = lazyregexp.New(`^(?:[-+]?(?:[0-9]+)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
 
 // resolveFloat is js-yaml's resolveYamlFloat and constructYamlFloat.
 func resolveFloat(s string) (val float64, ok, sure bool) {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"html"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -24,7 +25,8 @@ import (
 var lineEndings = strings.NewReplacer("\r\n", "\n", "\r", "\n")
 
 // markdown is the CommonMark parser: goldmark without extensions.
-var markdown = goldmark.New()
+// Made on first use, as the patterns are (DESIGN.md "Start-up cost").
+var markdown = sync.OnceValue(func() goldmark.Markdown { return goldmark.New() })
 
 // permissionSections returns, for each "Permissions" section of the
 // Markdown md, the lines of prose a renderer shows in it: a section
@@ -43,7 +45,7 @@ func permissionSections(md string) [][]string {
 	// goldmark takes a lone CR for a character, so both become LF first
 	// (TestREADMEAsCommonMark found it).
 	src := []byte(lineEndings.Replace(md))
-	doc := markdown.Parser().Parse(text.NewReader(src))
+	doc := markdown().Parser().Parse(text.NewReader(src))
 	var secs [][]string
 	var cur []string
 	level, in := 0, false
