@@ -68,6 +68,11 @@ const (
 	// FormPortInUse: node could not listen on a port another process
 	// holds ("listen EADDRINUSE: address already in use 127.0.0.1:3080").
 	FormPortInUse FormName = "node-port-in-use"
+	// FormStoreDir: a path into pnpm's virtual store, in a stack trace or
+	// any other line ("…/node_modules/.pnpm/hello-dsh-plugin@file+..+..+
+	// ..+pkgs+hello-dsh-plugin-1.0.0.tgz/node_modules/hello-dsh-plugin/…"):
+	// the directory's name says where the package was installed from.
+	FormStoreDir FormName = "pnpm-store-dir"
 )
 
 // Producers of the catalogue's forms: the versions the image pins.
@@ -272,7 +277,30 @@ var t4FailureForms = []Form{
 	},
 }
 
-func init() { Catalogue = append(Catalogue, t4FailureForms...) }
+// storeDirForm is pnpm's virtual store directory of a package,
+// depPathToFilename of its dependency path: "NAME@VERSION[_PEERS]" for a
+// registry package, "NAME@file+PATH" for a local tarball or directory,
+// with "/" and ":" written "+" ("@scope+name"). StorePaths reads every
+// one in a line; SPEC.md "The run model".
+var storeDirForm = Form{
+	Name: FormStoreDir, Example: "    at new apply (file:///dsh-home/profiles/web/node_modules/.pnpm/throws-dsh-plugin@file+..+..+..+pkgs+throws-dsh-plugin-1.0.0.tgz/node_modules/throws-dsh-plugin/lib/index.js:2:36)",
+	Producer: ProducerPNPM,
+	Literal:  "/node_modules/.pnpm/",
+	Pattern:  lazyregexp.New(`^.*?` + storeDirCore),
+	Source:   SourcePNPM,
+	Snippet:  `let filename = depPathToFilenameUnescaped(depPath).replace(/[\\/:*?"<>|]/g, "+");`,
+}
+
+// storeDirCore matches one virtual store path: the escaped name, the
+// reference after its "@", and the package's own directory name.
+const storeDirCore = `/node_modules/\.pnpm/((?:@[^/+\s]+\+)?[^/@\s]+)@([^/\s]+)/node_modules/((?:@[^/\s]+/)?[^/\s:)]+)`
+
+var storeDirAll = lazyregexp.New(storeDirCore)
+
+func init() {
+	Catalogue = append(Catalogue, t4FailureForms...)
+	Catalogue = append(Catalogue, storeDirForm)
+}
 
 // IsT4FailureForm reports whether a catalogue form says that a dsh
 // plugin entry failed to apply or load, or that a port was held: no such

@@ -25,6 +25,9 @@ type StageModel struct {
 	Projects []Project
 	// PNPMErrors are the lines where pnpm gives up, with the code.
 	PNPMErrors []Printed
+	// StorePaths are the paths into pnpm's virtual store the output
+	// shows (stack traces included).
+	StorePaths []StorePath
 }
 
 // Printed is one value a line states, with the line.
@@ -86,6 +89,8 @@ func ReadStageModel(out []byte) StageModel {
 			m.PNPMErrors = append(m.PNPMErrors, Printed{Value: r.Sub[1], Line: l})
 		case FormListProject:
 			m.Projects = append(m.Projects, Project{Name: r.Sub[1], Version: r.Sub[2], Dir: r.Sub[3], Line: l})
+		case FormStoreDir:
+			m.StorePaths = append(m.StorePaths, StorePaths(l)...)
 		}
 		return true
 	})

@@ -28,6 +28,7 @@ func (vf *verification) checkWriterFacts() {
 	models := vf.stageModels()
 	vf.checkOutputFacts(models)
 	vf.checkRunModel(models)
+	vf.checkInstallSource(models)
 	vf.checkDumpAgainstPatch()
 	vf.listUnverified(vf.ledger.unmatched())
 }

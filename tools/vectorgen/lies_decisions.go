@@ -39,6 +39,15 @@ func decisionLies() []lie {
 			edit: func(c *lieCtx) {
 				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\n[W] web-server Error: listen EADDRINUSE: address already in use 127.0.0.1:3080\n")
 			}},
+		{name: "registry_but_trace_shows_tarball", class: verify.ClassSubjectMismatch, field: "subject.source", verdict: "pass", honest: true, spec: "The run model",
+			desc: "the subject is the registry's hello-dsh-plugin@1.0.0 (spec, argv, conditions and the profile package.json's 1.0.0 agree), but a stack frame in T4 runs the plugin from pnpm's store directory hello-dsh-plugin@file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz: it was installed from a local tarball",
+			edit: func(c *lieCtx) {
+				c.registryInstall()
+				c.traceT4("hello-dsh-plugin@file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz")
+			}},
+		{name: "local_but_trace_shows_registry", class: verify.ClassSubjectMismatch, field: "subject.source", verdict: "pass", spec: "The run model",
+			desc: "the subject is the local tarball /pkgs/hello-dsh-plugin-1.0.0.tgz, but a stack frame in T4 runs the plugin from pnpm's store directory hello-dsh-plugin@1.0.0, a registry install",
+			edit: func(c *lieCtx) { c.traceT4("hello-dsh-plugin@1.0.0") }},
 		{name: "t4_marker_trailing_space", class: V, field: "repetitions[1].T4.status", verdict: "boot_failed", spec: "T4 boot",
 			desc: "T4's startup marker is followed by a space (\"dsh web: http://127.0.0.1:3080 \"): the marker is the cleaned line untrimmed, so it is not in dsh's form, and T4 is recorded passed",
 			edit: func(c *lieCtx) {
@@ -99,6 +108,15 @@ func decisionTruths() []truth {
 			desc: "T4's stdout holds the plugin's own line \"hello-dsh: loader entry hello-dsh applied, 0 entries failed\", which is none of dsh's failure messages: T4 passes",
 			edit: func(c *lieCtx) {
 				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\nhello-dsh: loader entry hello-dsh applied, 0 entries failed\n")
+			}},
+		{name: "true_local_trace_in_t4", verdict: "pass", spec: "The run model",
+			desc: "a stack frame in T4 (a warning's trace) runs the local subject's plugin from pnpm's store directory hello-dsh-plugin@file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz, as pnpm names a tarball's",
+			edit: func(c *lieCtx) { c.traceT4("hello-dsh-plugin@file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz") }},
+		{name: "true_registry_trace_in_t4", verdict: "pass", spec: "The run model",
+			desc: "the registry's hello-dsh-plugin@1.0.0 with a stack frame in T4 from pnpm's store directory hello-dsh-plugin@1.0.0, as pnpm names a registry package's",
+			edit: func(c *lieCtx) {
+				c.registryInstall()
+				c.traceT4("hello-dsh-plugin@1.0.0")
 			}},
 		{name: "true_t4_marker_lan_ipv6", verdict: "pass", spec: "T4 boot",
 			desc: "T4's marker names a LAN address whose host is an IPv6 literal, \"dsh web: http://127.0.0.1:3080 (LAN: http://[fe80::1]:3080)\": the host is any run of characters other than space and parentheses",

@@ -161,6 +161,22 @@ func (c *lieCtx) registrySubject() {
 	}
 }
 
+// registryInstall makes the subject the registry's, with each profile
+// package.json depending on its version as pnpm writes it.
+func (c *lieCtx) registryInstall() {
+	c.registrySubject()
+	for r := 1; r <= 2; r++ {
+		c.replaceIn(c.stage(r, rules.T1).Evidence["profile_package_json"], `"file:/pkgs/hello-dsh-plugin-1.0.0.tgz"`, `"1.0.0"`)
+	}
+}
+
+// traceT4 adds a stack frame into the plugin's directory of pnpm's
+// virtual store named dir ("hello-dsh-plugin@1.0.0") after T4's marker,
+// as a warning's trace prints it.
+func (c *lieCtx) traceT4(dir string) {
+	c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\n    at apply (file:///dsh-home/profiles/web/node_modules/.pnpm/"+dir+"/node_modules/hello-dsh-plugin/lib/index.js:2:3)\n")
+}
+
 func (c *lieCtx) removeFile(path string) { delete(c.files, path) }
 
 // standardRun makes the bundle a run under the standard's conditions
