@@ -27,12 +27,20 @@ const DumpSectionPrefix = "# == "
 // the block style dsh writes (parseDumpFast gives up on it) and a scalar
 // of it holds the prefix's text.
 func DumpSection(dump []byte, line int) (label string, ok bool) {
-	if _, fast := parseDumpFast(dump); !fast {
+	_, fast := parseDumpFast(dump)
+	return dumpSection(dump, line, fast)
+}
+
+// dumpSection is DumpSection for a dump the fast path accepts (fast) or
+// not.
+func dumpSection(dump []byte, line int, fast bool) (label string, ok bool) {
+	if !fast {
 		root, _, err := jsyaml.Load(dump)
 		if err != nil || holdsText(root, strings.TrimSpace(DumpSectionPrefix)) {
 			return "", false
 		}
 	}
+	var last []byte
 	n := 0
 	for rest := dump; len(rest) > 0 && n+1 < line; {
 		n++
@@ -43,10 +51,10 @@ func DumpSection(dump []byte, line int) (label string, ok bool) {
 			rest = nil
 		}
 		if s, found := bytes.CutPrefix(l, []byte(DumpSectionPrefix)); found {
-			label, ok = string(s), true
+			last, ok = s, true
 		}
 	}
-	return label, ok
+	return string(last), ok
 }
 
 // holdsText reports whether any string, expression source or key of v
@@ -79,8 +87,15 @@ func DumpSectionOrigin(label string) string {
 // read only from the item's own lines, up to the next line at column 0
 // that is not a comment; any other dump is read whole.
 func DumpEntryValue(dump []byte, line int) (*jsyaml.Value, error) {
+	_, fast := parseDumpFast(dump)
+	return dumpEntryValue(dump, line, fast)
+}
+
+// dumpEntryValue is DumpEntryValue for a dump the fast path accepts
+// (fast) or not.
+func dumpEntryValue(dump []byte, line int, fast bool) (*jsyaml.Value, error) {
 	src := dump
-	if _, fast := parseDumpFast(dump); fast {
+	if fast {
 		src = dumpItemLines(dump, line)
 	}
 	root, _, err := jsyaml.Load(src)
@@ -375,7 +390,8 @@ func describeValue(v *jsyaml.Value) string {
 // both sides. SPEC.md "What the verifier cross-checks".
 func EntryPlacement(dump []byte, d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
 	var out []string
-	label, ok := DumpSection(dump, d.Line)
+	_, fast := parseDumpFast(dump)
+	label, ok := dumpSection(dump, d.Line, fast)
 	switch {
 	case !ok:
 		out = append(out, fmt.Sprintf("entry %q named %q at line %d of the dump stands under no %q section comment that can be told from the dump's text, so the plugin's own section %q is not shown", d.ID, d.Name, d.Line, strings.TrimSpace(DumpSectionPrefix), DumpSectionPrefix+pkg))
@@ -395,7 +411,7 @@ func EntryPlacement(dump []byte, d DumpEntry, pkg string, rows []*jsyaml.Value) 
 	if want == nil {
 		return out // not an entry of the patch: the caller's id check names it
 	}
-	got, err := DumpEntryValue(dump, d.Line)
+	got, err := dumpEntryValue(dump, d.Line, fast)
 	if err != nil {
 		return append(out, fmt.Sprintf("entry %q at line %d of the dump cannot be read on its own: %v", d.ID, d.Line, err))
 	}
