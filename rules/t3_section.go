@@ -36,7 +36,7 @@ func DumpSection(dump []byte, line int) (label string, ok bool) {
 func dumpSection(dump []byte, line int, fast bool) (label string, ok bool) {
 	if !fast {
 		root, _, err := jsyaml.Load(dump)
-		if err != nil || holdsText(root, strings.TrimSpace(DumpSectionPrefix)) {
+		if err != nil || holdsText(root, strings.TrimSpace(DumpSectionPrefix), map[*jsyaml.Value]bool{}) {
 			return "", false
 		}
 	}
@@ -58,11 +58,13 @@ func dumpSection(dump []byte, line int, fast bool) (label string, ok bool) {
 }
 
 // holdsText reports whether any string, expression source or key of v
-// contains s.
-func holdsText(v *jsyaml.Value, s string) bool {
-	if v == nil {
+// contains s. A value seen before (an alias shares its anchor's value) is
+// not looked at again.
+func holdsText(v *jsyaml.Value, s string, seen map[*jsyaml.Value]bool) bool {
+	if v == nil || seen[v] {
 		return false
 	}
+	seen[v] = true
 	if (v.Kind == jsyaml.String || v.Kind == jsyaml.Expr) && strings.Contains(v.Str, s) {
 		return true
 	}
@@ -71,8 +73,8 @@ func holdsText(v *jsyaml.Value, s string) bool {
 			return true
 		}
 	}
-	return slices.ContainsFunc(v.Items, func(x *jsyaml.Value) bool { return holdsText(x, s) }) ||
-		slices.ContainsFunc(v.Vals, func(x *jsyaml.Value) bool { return holdsText(x, s) })
+	return slices.ContainsFunc(v.Items, func(x *jsyaml.Value) bool { return holdsText(x, s, seen) }) ||
+		slices.ContainsFunc(v.Vals, func(x *jsyaml.Value) bool { return holdsText(x, s, seen) })
 }
 
 // DumpSectionOrigin is the origin of a section label: the label without
@@ -160,6 +162,7 @@ func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
 		return nil, fmt.Errorf("%w: %d bytes, above the %d-byte limit, not parsed", ErrPatch, len(patch), max)
 	}
 	var rows []*jsyaml.Value
+	budget := MaxComposedValues
 	own := map[string]*jsyaml.Value{} // the patch's own rows by id, the latest one
 	shadow := map[string]bool{}       // ids whose latest row is another layer's or nested
 	// The patch's items one at a time (jsyaml.LoadItems): none is looked
@@ -176,7 +179,10 @@ func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
 			}
 			items := make([]*jsyaml.Value, len(ins.Items))
 			for i, it := range ins.Items {
-				items[i] = cloneValue(it)
+				items[i] = cloneValue(it, &budget)
+			}
+			if budget < 0 {
+				return
 			}
 			if hasID {
 				if t := own[id]; t != nil && !shadow[id] && truthy(t.Get("group")) {
@@ -215,8 +221,17 @@ func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
 	if root == nil || root.Kind != jsyaml.List {
 		return nil, fmt.Errorf("%w: top level is %s, want a list", ErrPatch, jsyaml.Describe(root))
 	}
+	if budget < 0 {
+		return nil, fmt.Errorf("%w: its insert entries expand to more than %d values (aliases of one anchor, copied)", ErrPatch, MaxComposedValues)
+	}
 	return rows, nil
 }
+
+// MaxComposedValues bounds the values PatchRows copies and ValueDiff
+// compares: js-yaml gives every alias its anchor's very value, so a
+// small patch or dump can share one value many times over, and copying
+// or comparing it expands it. No real entry comes near it.
+const MaxComposedValues = 1 << 16
 
 // mapRows is the patch algorithm's buildMap over rows: each row with an
 // id becomes its target, and a group's config children after it, nested.
@@ -274,19 +289,22 @@ func setKey(m *jsyaml.Value, k string, v *jsyaml.Value) {
 	m.Vals = append(m.Vals, v)
 }
 
-func cloneValue(v *jsyaml.Value) *jsyaml.Value {
-	if v == nil {
+// cloneValue copies v, each shared value once per place, taking one from
+// budget per value; it stops copying once budget is below zero.
+func cloneValue(v *jsyaml.Value, budget *int) *jsyaml.Value {
+	if v == nil || *budget < 0 {
 		return nil
 	}
+	*budget--
 	c := *v
 	c.Items = make([]*jsyaml.Value, len(v.Items))
 	for i, it := range v.Items {
-		c.Items[i] = cloneValue(it)
+		c.Items[i] = cloneValue(it, budget)
 	}
 	c.Keys = slices.Clone(v.Keys)
 	c.Vals = make([]*jsyaml.Value, len(v.Vals))
 	for i, it := range v.Vals {
-		c.Vals[i] = cloneValue(it)
+		c.Vals[i] = cloneValue(it, budget)
 	}
 	return &c
 }
@@ -297,10 +315,14 @@ func cloneValue(v *jsyaml.Value) *jsyaml.Value {
 // equal, else the path of the first difference with both sides, e.g.
 // `config.root[0]: "." against "src"`.
 func ValueDiff(a, b *jsyaml.Value) string {
-	return valueDiff("", a, b)
+	budget := MaxComposedValues
+	return valueDiff("", a, b, &budget)
 }
 
-func valueDiff(at string, a, b *jsyaml.Value) string {
+func valueDiff(at string, a, b *jsyaml.Value, budget *int) string {
+	if *budget--; *budget < 0 {
+		return fmt.Sprintf("more than %d values to compare (aliases of one anchor, expanded), so the two are not shown equal", MaxComposedValues)
+	}
 	here := at
 	if here == "" {
 		here = "the entry"
@@ -324,7 +346,7 @@ func valueDiff(at string, a, b *jsyaml.Value) string {
 			if i < len(b.Items) {
 				y = b.Items[i]
 			}
-			if d := valueDiff(at+"["+strconv.Itoa(i)+"]", x, y); d != "" {
+			if d := valueDiff(at+"["+strconv.Itoa(i)+"]", x, y, budget); d != "" {
 				return d
 			}
 		}
@@ -341,7 +363,7 @@ func valueDiff(at string, a, b *jsyaml.Value) string {
 			if at != "" {
 				p = at + "." + k
 			}
-			if d := valueDiff(p, a.Get(k), b.Get(k)); d != "" {
+			if d := valueDiff(p, a.Get(k), b.Get(k), budget); d != "" {
 				return d
 			}
 		}

@@ -1,10 +1,15 @@
 package rules
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dshaudit/dshaudit/rules/jsyaml"
 )
 
 // TestEntryPlacementRealEvidence: in every real dump of a plugin whose
@@ -166,5 +171,38 @@ func TestDumpEntryValueAsWholeLoad(t *testing.T) {
 				t.Fatalf("line %d: %s", d.Line, diff)
 			}
 		}
+	}
+}
+
+// TestPatchRowsAliasBomb: an insert entry whose config shares one
+// anchor's value many times over is not copied out, and a comparison of
+// such values stops, both within MaxComposedValues.
+func TestPatchRowsAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("- a0: &a0 [x, x, x, x, x, x, x, x]\n")
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&b, "- a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	b.WriteString("- insert:\n    - id: a\n      name: p\n      config: *a8\n")
+	start := time.Now()
+	if _, err := PatchRows([]byte(b.String()), Limits{}); !errors.Is(err, ErrPatch) || !strings.Contains(err.Error(), "expand") {
+		t.Fatalf("err %v", err)
+	}
+	root, _, err := jsyaml.Load([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := root.Items[8].Get("a8")
+	if d := ValueDiff(big, big); !strings.Contains(d, "values to compare") {
+		t.Fatalf("diff %q", d)
+	}
+	// A dump outside the block style is searched for "# ==" once per
+	// shared value.
+	dump := b.String() + "# == p\n- id: a\n  name: p\n"
+	if label, ok := DumpSection([]byte(dump), strings.Count(dump, "\n")-1); label != "p" || !ok {
+		t.Fatalf("section %q %v", label, ok)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("took %s", el)
 	}
 }

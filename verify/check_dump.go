@@ -24,7 +24,9 @@ func (vf *verification) checkDumpAgainstPatch() {
 	if err != nil {
 		return // T0 and T3 already fail on an unreadable patch
 	}
-	rows, _ := rules.PatchRows(patch, vf.lim) // reads as InsertEntries did
+	// PatchRows reads the patch as InsertEntries did; it fails only on
+	// insert entries that expand beyond what it copies.
+	rows, rowsErr := rules.PatchRows(patch, vf.lim)
 	maxDump := vf.lim.MaxDumpSize
 	if maxDump <= 0 {
 		maxDump = rules.DefaultLimits().MaxDumpSize
@@ -54,6 +56,11 @@ func (vf *verification) checkDumpAgainstPatch() {
 					vf.rep.addf(ClassSubjectMismatch, "static.evidence.patch", "DSHIO/T 20 8.4",
 						"the T3 dump of repetition %d (line %d) holds entry %q named %q, which the recorded patch does not insert: dsh loaded another patch than the one T0 judged",
 						i+1, d.Line, d.ID, d.Name)
+					continue
+				}
+				if rowsErr != nil {
+					vf.rep.addf(ClassSubjectMismatch, repField(i+1, st.Stage, "evidence", manifest.RoleStdout), "DSHIO/T 20 8.4",
+						"the T3 dump of repetition %d (line %d) holds entry %q, which cannot be compared with the recorded patch: %v", i+1, d.Line, d.ID, rowsErr)
 					continue
 				}
 				for _, why := range rules.EntryPlacement(out, d, vf.m.Subject.Name, rows) {
