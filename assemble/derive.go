@@ -22,6 +22,12 @@ type Derived struct {
 	// every reason it may not (DSHIO/T 20 11.3, DSHIO/T 21 8.2).
 	Usable bool
 	Why    []string
+	// Entries are the insert entries of the recorded patch as
+	// rules.InsertEntries reads them, and EntriesErr its error (both nil
+	// without a patch): T3 looks for them, and the verifier holds the dump
+	// to them without reading the patch again (issue 48).
+	Entries    []rules.Entry
+	EntriesErr error
 }
 
 // Problem is evidence the derivation needed and did not find.
@@ -72,10 +78,10 @@ func Derive(m *manifest.Manifest, files map[string][]byte, lim rules.Limits) (De
 	d.Static = static.Check(in)
 	probs = append(probs, entryDefinitionProblems(m, files, d.Static)...)
 
-	var entries []rules.Entry
 	if in.Patch != nil {
-		entries, _ = rules.InsertEntries(in.Patch, lim) // unparseable patch: no entries (SPEC.md "T3 mount")
+		d.Entries, d.EntriesErr = rules.InsertEntries(in.Patch, lim)
 	}
+	entries := d.Entries // unparseable patch: no entries (SPEC.md "T3 mount")
 	sub := rules.Subject{Name: m.Subject.Name, Version: m.Subject.Version}
 	window := time.Duration(m.Settings.ObservationWindowMS) * time.Millisecond
 

@@ -20,8 +20,9 @@ func (vf *verification) checkDumpAgainstPatch() {
 	if !ok {
 		return
 	}
-	entries, err := rules.InsertEntries(patch, vf.lim)
-	if err != nil {
+	// The derivation read the same trusted patch (assemble.Derived.Entries).
+	entries := vf.derived.Entries
+	if vf.derived.EntriesErr != nil {
 		return // T0 and T3 already fail on an unreadable patch
 	}
 	// PatchRows reads the patch as InsertEntries did; it fails only on
