@@ -22,8 +22,6 @@ var (
 	denialRE = lazyregexp.New(`(?i)\bnot\s+(a\s+basis\s+for|usable\s+for|be\s+used\s+as\s+a\s+basis\s+for)\s+certification|\bno\s+certified\s+state|\bnot\s+certified\b|\bcertified\s+state\s+does\s+not\s+exist`)
 	// The T5 notice of DSHIO/T 10, 20 and 21: any report claiming a T5
 	// run is void.
-	// Not a wordStartRE: a match attempt runs on over [^.]* past the
-	// next T5, so trying one at each would be quadratic in a line.
 	// A result is a word or a mark: a table cell "✔" or "100 %" states
 	// one as much as "passed" does.
 	t5RE = lazyregexp.New(`(?i)\bT5\b[^.]*(\b(pass|passed|ok|conform\w*|verified|results?|tested|succe\w*|green|complete\w*|works?)\b|✅|✓|✔|☑|🟢|\b100\s*%)|\btool[\s-]+invocation\b[^.]*(\b(pass|passed|verified|succe\w*|green|complete\w*|works?)\b|✅|✓|✔|☑|🟢|\b100\s*%)`)
@@ -41,9 +39,9 @@ var (
 	negationRE = lazyregexp.New(`(?:\bnot|n't|\bnever|\bnon-?|\bno\s+longer|\bfails?\s+to|\bcannot)\s*(?:\S+\s+){0,2}$`)
 	// DSHIO/T 10 8.3: retired or number-less citation forms.
 	retiredRE    = lazyregexp.New(`\bDSHIO-DEV\b`)
-	numberlessRE = newWordStart("dshio", `(?i)DSHIO\s+(plugin\s+)?standard\s+clause\b|DSHIO\s+clause\s+\d`)
+	numberlessRE = lazyregexp.New(`\b(?:(?i)DSHIO\s+(plugin\s+)?standard\s+clause\b|DSHIO\s+clause\s+\d)`)
 	// DSHIO/T 21 5.1.1: a version range instead of an exact dsh version.
-	dshRangeRE = newWordStart("dsh", `(?i)dsh\s*(=|version\s*:?)?\s*(\^|~|>=?|<=?|\d+\.\d+\.x\b|\d+\.x\b|\d+\.\d+\s+series\b|the\s+\d+\.\d+(\.\d+)?\s+series\b)`).followedBy("=vV^~<>0123456789tT")
+	dshRangeRE = lazyregexp.New(`\b(?:(?i)dsh\s*(=|version\s*:?)?\s*(\^|~|>=?|<=?|\d+\.\d+\.x\b|\d+\.x\b|\d+\.\d+\s+series\b|the\s+\d+\.\d+(\.\d+)?\s+series\b))`)
 )
 
 // dshioT is "DSHIO/T" in declFold's form, with the digits and letters a

@@ -12,14 +12,14 @@ import (
 // declHeadRE is the start of a declaration as a reader reads it, matched
 // on declFold's form: "Conforms to DSHIO/T", with the digits and
 // letters a reader takes for DSHIO's I and O.
-var declHeadRE = newWordStart("conform", `conforms?\s*to\s*dsh[i1l|]\s*[o0]\s*/\s*t`)
+var declHeadRE = lazyregexp.New(`\b(?:conforms?\s*to\s*dsh[i1l|]\s*[o0]\s*/\s*t)`)
 
 // declHeads are the declaration starts in folded (declFold's form) that a
 // reader takes for one: a start a negation governs ("does not conform to
 // DSHIO/T 10") is a denial, not a declaration.
 func declHeads(folded string) [][]int {
 	var out [][]int
-	for _, m := range declHeadRE.FindAllStringIndex(folded) {
+	for _, m := range declHeadRE.Re().FindAllStringIndex(folded, -1) {
 		if !denied(folded, m[0]) {
 			out = append(out, m)
 		}

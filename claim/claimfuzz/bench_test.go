@@ -50,7 +50,7 @@ func BenchmarkCheckFixtures(b *testing.B) {
 // makes a pattern or the markup scanner start a match attempt: one long
 // line each, and 2,000-byte lines. A scan that tries a pattern at each
 // start is linear only while an attempt does not read on past the next
-// start (claim/wordstart.go); a quadratic one takes seconds here, not
+// start; a quadratic one takes seconds here, not
 // milliseconds. At 4 MiB, the claim text limit, each took 0.07-1.1 s on
 // 2026-12-01, against 0.8-1.9 s before Check's speed-ups.
 func BenchmarkCheckHostile(b *testing.B) {
