@@ -2,8 +2,6 @@ package rules
 
 import (
 	"bytes"
-	"slices"
-	"strings"
 
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
@@ -119,6 +117,73 @@ type Form struct {
 	Snippet string
 	// Example is a line the form matches, as dsh or pnpm prints it.
 	Example string
+	// match, when set, gives what Pattern.FindSubmatch gives, by hand,
+	// appending to sm: a form that can fill a 60 MiB log line after line
+	// is read without a regexp or an allocation per line
+	// (TestReadFormsAsEveryLine holds it to Pattern).
+	match func(l []byte, sm [][]byte) [][]byte
+	// exclusive: no line this form matches matches a later form (the
+	// counter forms with and without "added"), so a match ends the
+	// line's reading; TestReadFormsAsEveryLine holds it.
+	exclusive bool
+}
+
+// submatches is the form's match of the cleaned line l, in scratch when
+// the form is matched by hand.
+func (f *Form) submatches(l []byte, scratch [][]byte) [][]byte {
+	if f.match != nil {
+		return f.match(l, scratch[:0])
+	}
+	return f.Pattern.FindSubmatch(l)
+}
+
+// matchProgress is Pattern.FindSubmatch of pnpm's counter forms, with
+// or without "added": "Progress: resolved N, reused N, downloaded N[,
+// added N][, done]" and trailing spaces (a cleaned line holds no other
+// white space RE2's \s matches); an optional group that did not take
+// part is nil, as FindSubmatch gives it.
+func matchProgress(added bool) func([]byte, [][]byte) [][]byte {
+	return func(l []byte, sm [][]byte) [][]byte {
+		rest, ok := bytes.CutPrefix(l, []byte("Progress: resolved "))
+		if !ok {
+			return nil
+		}
+		sm = append(sm, l)
+		number := func() bool {
+			n := digits(rest)
+			sm = append(sm, rest[:n])
+			rest = rest[n:]
+			return n > 0
+		}
+		if !number() {
+			return nil
+		}
+		for _, next := range [][]byte{[]byte(", reused "), []byte(", downloaded "), []byte(", added ")} {
+			if !added && next[2] == 'a' {
+				break
+			}
+			if rest, ok = bytes.CutPrefix(rest, next); !ok || !number() {
+				return nil
+			}
+		}
+		var done []byte
+		if bytes.HasPrefix(rest, []byte(", done")) {
+			done, rest = rest[:len(", done")], rest[len(", done"):]
+		}
+		if len(bytes.TrimLeft(rest, " ")) != 0 {
+			return nil
+		}
+		return append(sm, done)
+	}
+}
+
+// digits is the length of the run of ASCII digits s starts with.
+func digits(s []byte) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // Catalogue lists every form the run model reads, in the order the
@@ -145,14 +210,16 @@ var Catalogue = []Form{
 		Producer: ProducerPNPM,
 		Literal:  "Progress: resolved ",
 		Pattern:  lazyregexp.New(`^Progress: resolved (\d+), reused (\d+), downloaded (\d+), added (\d+)(, done)?\s*$`),
-		Source:   SourcePNPM,
-		Snippet:  "const msg = `Progress: resolved ${(0, outputConstants_1.hlValue)(progress.resolved.toString())}, reused ${(0, outputConstants_1.hlValue)(progress.reused.toString())}, downloaded ${(0, outputConstants_1.hlValue)(progress.fetched.toString())}, added ${(0, outputConstants_1.hlValue)(progress.imported.toString())}`;",
+		match:    matchProgress(true), exclusive: true,
+		Source:  SourcePNPM,
+		Snippet: "const msg = `Progress: resolved ${(0, outputConstants_1.hlValue)(progress.resolved.toString())}, reused ${(0, outputConstants_1.hlValue)(progress.reused.toString())}, downloaded ${(0, outputConstants_1.hlValue)(progress.fetched.toString())}, added ${(0, outputConstants_1.hlValue)(progress.imported.toString())}`;",
 	},
 	{
 		Name: FormProgressNoAdded, Example: "Progress: resolved 1, reused 0, downloaded 1",
 		Producer: ProducerPNPM,
 		Literal:  "Progress: resolved ",
 		Pattern:  lazyregexp.New(`^Progress: resolved (\d+), reused (\d+), downloaded (\d+)(, done)?\s*$`),
+		match:    matchProgress(false),
 		Source:   SourcePNPM,
 		Snippet:  "const msg = `Progress: resolved ${(0, outputConstants_1.hlValue)(progress.resolved.toString())}, reused ${(0, outputConstants_1.hlValue)(progress.reused.toString())}, downloaded ${(0, outputConstants_1.hlValue)(progress.fetched.toString())}`;",
 	},
@@ -325,12 +392,15 @@ func FormOf(name FormName) Form {
 }
 
 // Reading is one line of a stage's output that a catalogue form matches.
+// Line and Sub are valid during the call that gives them only: they may
+// be the output's own bytes, or a buffer used again; a caller that keeps
+// one copies it.
 type Reading struct {
 	Form FormName
 	// Line is the cleaned line, and Sub the pattern's submatches in it
-	// (Sub[0] the whole match).
-	Line string
-	Sub  []string
+	// (Sub[0] the whole match, nil for a group that took no part).
+	Line []byte
+	Sub  [][]byte
 }
 
 // ReadForms calls f, in the order of the output, with each line of out
@@ -342,73 +412,115 @@ type Reading struct {
 // the whole output, one search per distinct literal, so the cost of an
 // output without the forms' lines is close to that of bytes.Index
 // (issue 48).
+//
+// A line that cleaning leaves as it is (printable ASCII after its "\r")
+// is read in place: a log of a million counter lines costs no allocation
+// per line.
 func ReadForms(out []byte, f func(Reading) bool) {
-	for _, start := range candidateLines(out) {
-		end := len(out)
-		if j := bytes.IndexByte(out[start:], '\n'); j >= 0 {
-			end = start + j
+	var scratch [8][]byte
+	lits := make([][]byte, len(Catalogue))
+	for i := range Catalogue {
+		lits[i] = []byte(Catalogue[i].Literal)
+	}
+	eachCandidate(out, func(start, end int, forms uint64) bool {
+		l := bytes.TrimSuffix(out[start:end], []byte("\r"))
+		if !printableASCII(l) {
+			l = []byte(cleanLine(l))
 		}
-		l := cleanLine(out[start:end])
-		for _, fm := range Catalogue {
-			if !strings.Contains(l, fm.Literal) {
+		for i := range Catalogue {
+			fm := &Catalogue[i]
+			// A line found by its literal holds it; a cleaned one is searched.
+			if forms&(1<<i) == 0 || forms == ^uint64(0) && !bytes.Contains(l, lits[i]) {
 				continue
 			}
-			if sm := fm.Pattern.FindStringSubmatch(l); sm != nil {
+			if sm := fm.submatches(l, scratch[:]); sm != nil {
 				if !f(Reading{Form: fm.Name, Line: l, Sub: sm}) {
-					return
+					return false
+				}
+				if fm.exclusive {
+					break
 				}
 			}
 		}
+		return true
+	})
+}
+
+// searcher finds, one after another, the lines of out that hold lit:
+// next is the start of the next such line (-1 when there is none), off
+// where the search goes on, forms the forms a line it finds is read for
+// (bit i for Catalogue[i]; every bit for a line that must be cleaned
+// before it is searched).
+type searcher struct {
+	lit       []byte
+	forms     uint64
+	next, off int
+	end       int // the end of the line at next (its "\n", or len(out))
+}
+
+func (s *searcher) advance(out []byte) {
+	i := bytes.Index(out[s.off:], s.lit)
+	if i < 0 {
+		s.next, s.off = -1, len(out)
+		return
+	}
+	at := s.off + i
+	s.next = bytes.LastIndexByte(out[s.off:at], '\n') + 1 + s.off
+	s.end, s.off = len(out), len(out)
+	if j := bytes.IndexByte(out[at:], '\n'); j >= 0 {
+		s.end = at + j
+		s.off = s.end + 1
 	}
 }
 
-// candidateLines returns, in order and once each, the start offsets of
-// the lines of out that hold a catalogue literal or a byte that cleaning
-// removes.
-func candidateLines(out []byte) []int {
-	var starts []int
-	seen := map[string]bool{}
-	for _, fm := range Catalogue {
-		if seen[fm.Literal] {
-			continue
+// eachCandidate calls f, in order and once each, with the start and end
+// of each line of out that holds a catalogue literal or a byte that cleaning
+// removes, and the forms to read it for, until f returns false. Each
+// literal is searched with bytes.Index over the whole output, the
+// searches merged as they go: nothing is allocated per line.
+func eachCandidate(out []byte, f func(start, end int, forms uint64) bool) {
+	var ss []*searcher
+	for i := range Catalogue {
+		mask := uint64(0)
+		for k := range Catalogue {
+			if Catalogue[k].Literal == Catalogue[i].Literal {
+				if k < i {
+					mask = 0 // searched already
+					break
+				}
+				mask |= 1 << k
+			}
 		}
-		seen[fm.Literal] = true
-		starts = appendLineStarts(starts, out, fm.Literal)
+		if mask != 0 {
+			ss = append(ss, &searcher{lit: []byte(Catalogue[i].Literal), forms: mask})
+		}
 	}
 	for _, c := range controlBytes(out) {
-		starts = appendLineStarts(starts, out, string([]byte{c}))
+		ss = append(ss, &searcher{lit: []byte{c}, forms: ^uint64(0)})
 	}
-	if len(starts) < 2 {
-		return starts
+	for _, s := range ss {
+		s.advance(out)
 	}
-	slices.Sort(starts)
-	n := 1
-	for _, s := range starts[1:] {
-		if s != starts[n-1] {
-			starts[n] = s
-			n++
+	for {
+		start, end, forms := -1, 0, uint64(0)
+		for _, s := range ss {
+			if s.next >= 0 && (start < 0 || s.next < start) {
+				start, end = s.next, s.end
+			}
+		}
+		if start < 0 {
+			return
+		}
+		for _, s := range ss {
+			if s.next == start {
+				forms |= s.forms
+				s.advance(out)
+			}
+		}
+		if !f(start, end, forms) {
+			return
 		}
 	}
-	return starts[:n]
-}
-
-// appendLineStarts appends the start of each line of out that holds lit.
-func appendLineStarts(starts []int, out []byte, lit string) []int {
-	for off := 0; off < len(out); {
-		i := bytes.Index(out[off:], []byte(lit))
-		if i < 0 {
-			break
-		}
-		at := off + i
-		starts = append(starts, bytes.LastIndexByte(out[:at], '\n')+1)
-		off = at + len(lit)
-		if j := bytes.IndexByte(out[at:], '\n'); j >= 0 {
-			off = at + j + 1
-		} else {
-			off = len(out)
-		}
-	}
-	return starts
 }
 
 // controlBytes returns the bytes other than "\n" that cleaning removes or

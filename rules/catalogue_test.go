@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +15,9 @@ import (
 // it); a form whose pattern does not match its own example is a typo the
 // reader would never report.
 func TestCatalogueFormsMatchTheirExamples(t *testing.T) {
+	if len(Catalogue) > 64 {
+		t.Fatalf("%d forms: ReadForms marks a line's forms in a uint64", len(Catalogue))
+	}
 	names := map[FormName]bool{}
 	for _, f := range Catalogue {
 		if names[f.Name] {
@@ -64,6 +68,9 @@ func TestReadFormsAsEveryLine(t *testing.T) {
 		[]byte("Done\x1b[1m in 1s using pnpm v9.15.9\nProgress: resolved\t1, reused 1, downloaded 0, added 1, done\r\n"),
 		[]byte("dsh: initialized\x00 profile web at /x\r\nxx Progress: resolved 1, reused 1, downloaded 0\n\x1b[33mProgress: resolved 1, reused 1, downloaded 0\x1b[39m"),
 		[]byte("Done in 1s using pnpm v9.15.9\rDone in 2s using pnpm v8\n"),
+		[]byte("Progress: resolved 1, reused 2, downloaded 3, added 4, done  \nProgress: resolved 1, reused 2, downloaded 3, done\nProgress: resolved 1, reused 2, downloaded 3 \nProgress: resolved , reused 2, downloaded 3\n" +
+			"Progress: resolved 1, reused 2, downloaded 3, added 4, done x\nProgress: resolved 1, reused 2, downloaded 3, added , done\nProgress: resolved 1, reused 2, downloaded 3, added 4x\nProgress: resolved 1, reused 2\n" +
+			"Progress: resolved 1, reused 2, downloaded 3, done, done\nProgress: resolved 1, reused 2, downloaded 3,added 4\nProgress: resolved 012, reused 0, downloaded 1, added 1\t\f\r\n"),
 		[]byte("Done\u0085 in 1s using pnpm v9.15.9\nProgress: resolved 1,\u009b reused 1, downloaded 0\n"),
 		{},
 	}
@@ -95,13 +102,27 @@ func TestReadFormsAsEveryLine(t *testing.T) {
 	for _, out := range outs {
 		var got, want []string
 		ReadForms(out, func(r Reading) bool {
-			got = append(got, string(r.Form)+" "+strings.Join(r.Sub, "|"))
+			subs := make([]string, len(r.Sub))
+			for i, s := range r.Sub {
+				subs[i] = string(s)
+				if s == nil {
+					subs[i] = "<nil>"
+				}
+			}
+			got = append(got, string(r.Form)+" "+string(r.Line)+" "+strings.Join(subs, "|"))
 			return true
 		})
 		eachLine(out, func(l string) bool {
 			for _, f := range Catalogue {
-				if sm := f.Pattern.FindStringSubmatch(l); sm != nil {
-					want = append(want, string(f.Name)+" "+strings.Join(sm, "|"))
+				if sm := f.Pattern.FindSubmatch([]byte(l)); sm != nil {
+					subs := make([]string, len(sm))
+					for i, s := range sm {
+						subs[i] = string(s)
+						if s == nil {
+							subs[i] = "<nil>"
+						}
+					}
+					want = append(want, string(f.Name)+" "+l+" "+strings.Join(subs, "|"))
 				}
 			}
 			return true
@@ -113,5 +134,18 @@ func TestReadFormsAsEveryLine(t *testing.T) {
 	}
 	if read < 5000 {
 		t.Fatalf("only %d readings in the outputs: the test reads nothing", read)
+	}
+}
+
+// A T1 log of 60 MiB of pnpm's counter lines (issue 48's t1log-60MiB):
+// every line holds a literal, so this is the reader's worst honest case.
+func BenchmarkReadStageModelProgressLog(b *testing.B) {
+	var out bytes.Buffer
+	for n := 0; out.Len() < 60<<20; n++ {
+		fmt.Fprintf(&out, "Progress: resolved %d, reused 0, downloaded %d, added %d\n", n, n%40, n%40)
+	}
+	b.SetBytes(int64(out.Len()))
+	for b.Loop() {
+		ReadStageModel(out.Bytes())
 	}
 }

@@ -1,8 +1,8 @@
 package rules
 
 import (
+	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
 
 	"github.com/dshaudit/dshaudit/internal/jsonwalk"
@@ -15,8 +15,11 @@ type StageModel struct {
 	// Profiles are dsh's "initialized profile" lines: the name and the
 	// directory of each profile dsh set up because it did not exist.
 	Profiles []ProfileInit
-	// Progress are pnpm's store counters, in order.
-	Progress []Progress
+	// Progress counts pnpm's store counter lines, and Reuse is the first
+	// that says a package was reused from the store (nil when none): a
+	// log of a million counter lines is not kept.
+	Progress int
+	Reuse    *Progress
 	// Done are pnpm's summaries: the elapsed time and the pnpm named.
 	Done []Done
 	// Versions are the node and pnpm versions the output prints.
@@ -40,9 +43,10 @@ type ProfileInit struct {
 	Name, Dir, Line string
 }
 
-// Progress is one of pnpm's "Progress: resolved …" lines.
+// Progress is one of pnpm's "Progress: resolved …" lines, its counters
+// as printed (decimal digits, of any length).
 type Progress struct {
-	Resolved, Reused, Downloaded int
+	Resolved, Reused, Downloaded string
 	Line                         string
 }
 
@@ -68,27 +72,30 @@ type Project struct {
 func ReadStageModel(out []byte) StageModel {
 	var m StageModel
 	ReadForms(out, func(r Reading) bool {
-		l := strings.Clone(r.Line)
+		if r.Form == FormProgress || r.Form == FormProgressNoAdded {
+			// The common line: counted, copied only when it says a reuse.
+			m.Progress++
+			if m.Reuse == nil && len(bytes.TrimLeft(r.Sub[2], "0")) > 0 {
+				m.Reuse = &Progress{Resolved: string(r.Sub[1]), Reused: string(r.Sub[2]), Downloaded: string(r.Sub[3]), Line: string(r.Line)}
+			}
+			return true
+		}
+		l := string(r.Line)
+		sub := func(i int) string { return string(r.Sub[i]) }
 		switch r.Form {
 		case FormProfileInitialized:
-			m.Profiles = append(m.Profiles, ProfileInit{Name: r.Sub[1], Dir: r.Sub[2], Line: l})
-		case FormProgress, FormProgressNoAdded:
-			p := Progress{Line: l}
-			p.Resolved, _ = strconv.Atoi(r.Sub[1])
-			p.Reused, _ = strconv.Atoi(r.Sub[2])
-			p.Downloaded, _ = strconv.Atoi(r.Sub[3])
-			m.Progress = append(m.Progress, p)
+			m.Profiles = append(m.Profiles, ProfileInit{Name: sub(1), Dir: sub(2), Line: l})
 		case FormDone:
-			m.Done = append(m.Done, Done{Elapsed: r.Sub[1], Version: r.Sub[2], Line: l})
-			m.Versions = append(m.Versions, VersionPrint{Form: r.Form, Program: "pnpm", Version: r.Sub[2], Line: l})
+			m.Done = append(m.Done, Done{Elapsed: sub(1), Version: sub(2), Line: l})
+			m.Versions = append(m.Versions, VersionPrint{Form: r.Form, Program: "pnpm", Version: sub(2), Line: l})
 		case FormUpdateAvailable:
-			m.Versions = append(m.Versions, VersionPrint{Form: r.Form, Program: "pnpm", Version: r.Sub[1], Line: l})
+			m.Versions = append(m.Versions, VersionPrint{Form: r.Form, Program: "pnpm", Version: sub(1), Line: l})
 		case FormUnsupportedEngine, FormUnsupportedEngineError:
-			m.Versions = append(m.Versions, engineVersions(r.Form, r.Sub[len(r.Sub)-1], l)...)
+			m.Versions = append(m.Versions, engineVersions(r.Form, sub(len(r.Sub)-1), l)...)
 		case FormPNPMError:
-			m.PNPMErrors = append(m.PNPMErrors, Printed{Value: r.Sub[1], Line: l})
+			m.PNPMErrors = append(m.PNPMErrors, Printed{Value: sub(1), Line: l})
 		case FormListProject:
-			m.Projects = append(m.Projects, Project{Name: r.Sub[1], Version: r.Sub[2], Dir: r.Sub[3], Line: l})
+			m.Projects = append(m.Projects, Project{Name: sub(1), Version: sub(2), Dir: sub(3), Line: l})
 		case FormStoreDir:
 			m.StorePaths = append(m.StorePaths, StorePaths(l)...)
 		}
@@ -185,7 +192,7 @@ func ProfilePackageName(profile string) string { return ProfilePackagePrefix + p
 
 // ParseProject reads a pnpm list project label (FormListProject).
 func ParseProject(label string) (Project, bool) {
-	sm := FormOf(FormListProject).Pattern.FindStringSubmatch(label)
+	sm := FormOf(FormListProject).Pattern.FindStringSubmatch(label) // the one pattern, on one label
 	if sm == nil {
 		return Project{}, false
 	}

@@ -44,8 +44,11 @@ func TestReadStageModelRealEvidence(t *testing.T) {
 		t.Errorf("T1 profiles %+v", t1.Profiles)
 	}
 	out := read("t1.stdout")
-	if len(out.Progress) != 2 || out.Progress[1].Reused != 0 || out.Progress[1].Downloaded != 1 || out.Progress[1].Resolved != 1 {
-		t.Errorf("T1 progress %+v", out.Progress)
+	if out.Progress != 2 || out.Reuse != nil {
+		t.Errorf("T1 progress %d, reuse %+v", out.Progress, out.Reuse)
+	}
+	if r := ReadStageModel([]byte("Progress: resolved 1, reused 0, downloaded 1\nProgress: resolved 2, reused 00000000000000000000001, downloaded 1, added 2, done\n")).Reuse; r == nil || r.Reused != "00000000000000000000001" {
+		t.Errorf("a reuse count beyond int64 read as %+v", r)
 	}
 	if len(out.Versions) != 2 || out.Versions[0].Version != "9.15.9" || out.Versions[1].Version != "9.15.9" || len(out.Done) != 1 || out.Done[0].Elapsed != "1.1s" {
 		t.Errorf("T1 versions %+v, done %+v", out.Versions, out.Done)

@@ -93,8 +93,8 @@ func loadFailureReason(out []byte) string {
 			return true
 		}
 		held = held || r.Form == FormPortInUse
-		if len(lines) == 0 || lines[len(lines)-1] != r.Line {
-			lines = append(lines, r.Line)
+		if len(lines) == 0 || lines[len(lines)-1] != string(r.Line) {
+			lines = append(lines, string(r.Line)) // r.Line is valid during the call only
 		}
 		return true
 	})

@@ -86,12 +86,9 @@ func (vf *verification) checkRunModel(models []stageModel) {
 		}
 		if sm.st.Stage == string(rules.T1) {
 			t1Read[sm.rep] = sm.field
-			for _, p := range sm.model.Progress {
-				if p.Reused > 0 {
-					vf.rep.addf(ClassConditionMismatch, condField, "DSHIO/T 21 5.1.7",
-						"records a fresh profile per repetition, but %s's output says pnpm reused %d package(s) from a store that held them (%q)", sm.field, p.Reused, p.Line)
-					break
-				}
+			if p := sm.model.Reuse; p != nil {
+				vf.rep.addf(ClassConditionMismatch, condField, "DSHIO/T 21 5.1.7",
+					"records a fresh profile per repetition, but %s's output says pnpm reused %s package(s) from a store that held them (%q)", sm.field, p.Reused, p.Line)
 			}
 		}
 		if vf.fingerprint != nil {
