@@ -193,6 +193,13 @@ func TestMutations(t *testing.T) {
 // verification cannot catch by design (SPEC.md "What offline verification
 // cannot catch"), or "".
 func classifySurvivor(mu mutant, was, now string) string {
+	if sm := deviationText.FindStringSubmatch(mu.ptr); sm != nil {
+		if i, err := strconv.Atoi(sm[1]); err == nil && i < len(mu.m.Deviations) {
+			if w := mu.m.Deviations[i].What; w != assemble.DeviationBaseline && !sandboxDeviation(w) {
+				return "the standard or changed_to of a deviation of a name SPEC.md \"Deviation names\" does not list: the writer's own words, checked only for recording a difference"
+			}
+		}
+	}
 	switch {
 	case mu.reclaimed && observationLeaf.MatchString(mu.ptr):
 		return "a stage's recorded observation (exit status, time-out, liveness) invented and every claim re-derived from it: what offline verification cannot catch by design; replay refutes it"
@@ -208,6 +215,7 @@ var (
 	// observationLeaf is a recorded observation the rules read (SPEC.md
 	// "What offline verification cannot catch").
 	observationLeaf = regexp.MustCompile(`^/repetitions/[0-9]+/stages/[0-9]+/(exit_code|timed_out|liveness/(alive_ms|alive_at_end|window_ms))$`)
+	deviationText   = regexp.MustCompile(`^/deviations/([0-9]+)/(standard|changed_to)$`)
 	durationMS      = regexp.MustCompile(`"duration_ms":-?[0-9]+`)
 	exitCode        = regexp.MustCompile(`"exit_code":-?[0-9]+`)
 )
