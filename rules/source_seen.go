@@ -10,6 +10,10 @@ import (
 // gives after the package's escaped name and "@", and the line.
 type StorePath struct {
 	Package, Ref, Line string
+	// Root is the directory whose node_modules holds the store: the path
+	// before "/node_modules/.pnpm/", without a "file://" scheme ("" when
+	// the path has no directory before it).
+	Root string
 }
 
 // StorePaths returns every virtual store path in a cleaned line whose
@@ -18,13 +22,25 @@ type StorePath struct {
 // hash, whose name part is not the package's, is not read.
 func StorePaths(line string) []StorePath {
 	var out []StorePath
-	for _, sm := range storeDirAll.FindAllStringSubmatch(line, -1) {
-		if sm[1] != strings.ReplaceAll(sm[3], "/", "+") {
+	for _, ix := range storeDirAll.Re().FindAllStringSubmatchIndex(line, -1) {
+		name, ref, pkg := line[ix[2]:ix[3]], line[ix[4]:ix[5]], line[ix[6]:ix[7]]
+		if name != strings.ReplaceAll(pkg, "/", "+") {
 			continue
 		}
-		out = append(out, StorePath{Package: sm[3], Ref: sm[2], Line: line})
+		out = append(out, StorePath{Package: pkg, Ref: ref, Line: line, Root: storeRoot(line[:ix[0]])})
 	}
 	return out
+}
+
+// storeRoot is the path that ends before, the text up to a store path:
+// from the last white space, "(" or "'" on, without a "file://" scheme.
+func storeRoot(before string) string {
+	i := strings.LastIndexAny(before, " \t(\"'`")
+	root := strings.TrimPrefix(before[i+1:], "file://")
+	if !strings.HasPrefix(root, "/") {
+		return ""
+	}
+	return root
 }
 
 // Install source kinds a store path shows.

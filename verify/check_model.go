@@ -107,6 +107,15 @@ func (vf *verification) checkRunModel(models []stageModel) {
 		if sm.st.Stage == string(rules.T1) {
 			vf.checkProfileManifest(sm, name)
 		}
+		if dir != "" {
+			for _, p := range sm.model.StorePaths {
+				if p.Package == vf.m.Subject.Name && p.Root != "" && p.Root != dir {
+					vf.rep.addf(ClassConditionMismatch, condField, "DSHIO/T 21 5.1.7",
+						"records the profile directory %s, but %s's output shows %s installed under %q (%q)", dir, sm.field, p.Package, p.Root, p.Line)
+					break
+				}
+			}
+		}
 	}
 	for rep := 1; rep <= len(vf.m.Repetitions); rep++ {
 		field, ok := t1Read[rep]

@@ -44,6 +44,11 @@ func modelLies() []lie {
 	prof := "conditions.fixed " + assemble.CondProfile
 	const spec = "The run model"
 	return []lie{
+		{name: "plugin_installed_outside_profile", class: C, field: prof, verdict: "pass", spec: spec,
+			desc: "a stack frame in T4 runs the plugin from /srv/old-home/profiles/web/node_modules/.pnpm/…: the plugin was installed in another profile directory than the recorded /dsh-home/profiles/web",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T4, "stdout", "dsh web: http://127.0.0.1:3080\n", "dsh web: http://127.0.0.1:3080\n    at apply (file:///srv/old-home/profiles/web/node_modules/.pnpm/hello-dsh-plugin@file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz/node_modules/hello-dsh-plugin/lib/index.js:2:3)\n")
+			}},
 		{name: "profile_other_name", class: C, field: prof, verdict: "pass", honest: true, spec: spec,
 			desc: "dsh's output set up profile work at /dsh-home/profiles/work while the profile condition records web",
 			edit: func(c *lieCtx) {
