@@ -93,10 +93,9 @@ const (
 )
 
 // What dsh names a profile's package.json: ProfilePackagePrefix and the
-// profile's directory name, SourceDSHAppBoot's ProfileNameSnippet.
+// profile's directory name, SourceAppBoot's ProfileNameSnippet.
 const (
 	ProfilePackagePrefix = "dsh-profile-"
-	SourceDSHAppBoot     = "/opt/dsh/node_modules/.pnpm/@deepseek-ai+dsh-app-boot@0.1.0-rc.8_jomx2cnmd72d6ftnok25pzsihu/node_modules/@deepseek-ai/dsh-app-boot/lib/index.js"
 	ProfileNameSnippet   = "name: `dsh-profile-${basename(dir)}`,"
 )
 

@@ -48,8 +48,8 @@ func TestCatalogueInImage(t *testing.T) {
 			t.Errorf("the image's %s says %q, the catalogue describes %q", pj, got, producer)
 		}
 	}
-	if !strings.Contains(read(rules.SourceDSHAppBoot), rules.ProfileNameSnippet) {
-		t.Errorf("%s in the image no longer names a profile's package.json with %q", rules.SourceDSHAppBoot, rules.ProfileNameSnippet)
+	if !strings.Contains(read(rules.SourceAppBoot), rules.ProfileNameSnippet) {
+		t.Errorf("%s in the image no longer names a profile's package.json with %q", rules.SourceAppBoot, rules.ProfileNameSnippet)
 	}
 	for _, f := range rules.Catalogue {
 		src := read(f.Source)

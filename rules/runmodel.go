@@ -187,7 +187,7 @@ func ReadProfileManifest(doc []byte, pkg string) (ProfileManifest, error) {
 }
 
 // ProfilePackageName is the name dsh gives a profile's package.json:
-// "dsh-profile-" and the profile's directory name (SourceDSHAppBoot).
+// "dsh-profile-" and the profile's directory name (SourceAppBoot).
 func ProfilePackageName(profile string) string { return ProfilePackagePrefix + profile }
 
 // ParseProject reads a pnpm list project label (FormListProject).
