@@ -3,6 +3,7 @@ package static
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -142,45 +143,23 @@ func readFilesArray(files []string) (items, negated []filesItem) {
 // two wins depends on the order and on files T0 does not see, so a
 // negation that may exclude p counts).
 func published(p string, items, negated []filesItem) bool {
-	in := false
-	for _, it := range items {
-		if it.includes(p) {
-			in = true
-			break
-		}
-	}
-	if !in {
-		return false
-	}
-	for _, n := range negated {
-		if n.excludes(p) {
-			return false
-		}
-	}
-	return true
+	return kept(p, items, negated, filesItem.includes)
 }
 
 // dirPublished reports whether 5.3.1 reads the whole directory d (not
 // the package root) as published: an item publishes its probe file as
 // publishesDir says, and no negated item may exclude it.
 func dirPublished(d string, items, negated []filesItem) bool {
-	p := d + "/" + dirProbe
-	in := false
-	for _, it := range items {
-		if it.publishesDir(p) {
-			in = true
-			break
-		}
-	}
-	if !in {
+	return kept(d+"/"+dirProbe, items, negated, filesItem.publishesDir)
+}
+
+// kept reports whether some item takes p by take and no negated item
+// may exclude it.
+func kept(p string, items, negated []filesItem, take func(filesItem, string) bool) bool {
+	if !slices.ContainsFunc(items, func(it filesItem) bool { return take(it, p) }) {
 		return false
 	}
-	for _, n := range negated {
-		if n.excludes(p) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(negated, func(n filesItem) bool { return n.excludes(p) })
 }
 
 // publishesDir reports whether the item publishes the file p, a file
