@@ -1,8 +1,6 @@
 package verify
 
 import (
-	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -84,34 +82,4 @@ func pnpmElapsedMS(s string) (int64, bool) {
 		n++
 	}
 	return int64(total), n > 0
-}
-
-// eachLineMatch calls f with the submatches of re, a (?m)^ pattern whose
-// matches start with lit and whose submatches lie within the line the
-// match starts on, for each line of out that starts with lit, in order,
-// until f returns false. It gives the submatches re.FindAllSubmatch(out,
-// -1) gives, sm[0] cut at the line's end (TestEachLineMatchAsFindAll),
-// but finds the lines with bytes.Index: a 60 MiB log is searched for
-// the literal, and only its lines that start with it go to re, where
-// re over the whole stream cost several times decompressing and hashing
-// it (issue 48).
-func eachLineMatch(out []byte, lit string, re *regexp.Regexp, f func(sm [][]byte) bool) {
-	for off := 0; off < len(out); {
-		i := bytes.Index(out[off:], []byte(lit))
-		if i < 0 {
-			return
-		}
-		start := off + i
-		end := len(out)
-		if j := bytes.IndexByte(out[start:], '\n'); j >= 0 {
-			end = start + j
-		}
-		off = end
-		if start > 0 && out[start-1] != '\n' {
-			continue // not at a line's start: (?m)^ does not match there
-		}
-		if sm := re.FindSubmatch(out[start:end]); sm != nil && !f(sm) {
-			return
-		}
-	}
 }
