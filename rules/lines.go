@@ -295,70 +295,25 @@ func isFatalTrimmed(t string) bool {
 	if mayBeJSError(t) && jsErrorLine.MatchString(t) || strings.HasPrefix(t, "Uncaught") && uncaught.MatchString(t) {
 		return true
 	}
-	// Every fatal pattern holds a colon.
-	i := strings.IndexByte(t, ':')
-	if i < 0 {
+	// Every fatal pattern holds a colon, which lowering neither makes nor
+	// removes: a line without one is not lowered.
+	if strings.IndexByte(t, ':') < 0 {
 		return strings.Contains(t, "skipping profile bundle")
 	}
-	if fatalAt(t) {
+	// SPEC.md "T4 boot": the fatal patterns match case-insensitively.
+	lower := strings.ToLower(t)
+	if strings.HasPrefix(lower, "fatal:") || strings.HasPrefix(lower, "fatal error:") ||
+		strings.Contains(lower, ": fatal:") || strings.Contains(lower, ": fatal error:") {
 		return true
 	}
-	for rest := t[i:]; ; { // rest starts at a colon
-		if strings.HasPrefix(rest, ": ") && fatalAt(rest[2:]) {
-			return true
-		}
-		j := strings.IndexByte(rest[1:], ':')
-		if j < 0 {
-			break
-		}
-		rest = rest[1+j:]
-	}
 	return strings.Contains(t, "skipping profile bundle")
-}
-
-// fatalAt reports whether s starts with "fatal:" or "fatal error:", ASCII
-// letters compared without case (SPEC.md "T4 boot": case-insensitively).
-// Comparing ASCII only is exact: the runes besides ASCII letters that
-// lower or fold to an ASCII letter are U+0130, U+017F and U+212A, to "i",
-// "s" and "k", none of them in these words (TestFatalFoldIsExact). It
-// compares in place, so that a line costs no lowered copy.
-func fatalAt(s string) bool {
-	if !hasPrefixFoldASCII(s, "fatal") {
-		return false
-	}
-	s = s[len("fatal"):]
-	return strings.HasPrefix(s, ":") || hasPrefixFoldASCII(s, " error:")
-}
-
-// hasPrefixFoldASCII reports whether s starts with lower, a lower-case
-// ASCII string, upper-case ASCII letters in s read as lower-case.
-func hasPrefixFoldASCII(s, lower string) bool {
-	if len(s) < len(lower) {
-		return false
-	}
-	for i := 0; i < len(lower); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // isErrorLikeTrimmed reports whether a trimmed, non-skipped line looks like
 // an error: a fatal line, a pnpm ERR_PNPM_ code, a pnpm/Node error code
 // banner such as "ELIFECYCLE  Command failed…", or an npm "ERR!" line.
 func isErrorLikeTrimmed(t string) bool {
-	if isFatalTrimmed(t) {
-		return true
-	}
-	if strings.IndexByte(t, 'E') < 0 {
-		return false // each of the patterns left holds an "E"
-	}
-	return strings.Contains(t, "ERR_PNPM_") || strings.HasPrefix(t, "E") && errorCodeBanner.MatchString(t) ||
+	return isFatalTrimmed(t) || strings.Contains(t, "ERR_PNPM_") || strings.HasPrefix(t, "E") && errorCodeBanner.MatchString(t) ||
 		strings.HasPrefix(t, "ERR!") || strings.Contains(t, " ERR!")
 }
 
