@@ -112,7 +112,7 @@ func Build(in Input) (*manifest.Manifest, map[string][]byte, error) {
 		}
 	}
 	Claim(m, d)
-	m.Files = bundle.FileList(files)
+	m.Files = bundle.FileListKnown(files, in.KnownSum)
 	return m, files, nil
 }
 

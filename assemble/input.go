@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"crypto/sha256"
 	"time"
 
 	"github.com/dshaudit/dshaudit/manifest"
@@ -38,6 +39,10 @@ type Input struct {
 	// again (issue 48): the inputs a rebuild copies are every field
 	// Derive reads, so the derivation is the same.
 	Derived *Derived
+	// KnownSum, when set, gives the digest of a file the caller hashed
+	// already (bundle.Archive.KnownSum: the verifier's rebuild lists the
+	// archive's own files); Build hashes the others.
+	KnownSum func(path string, data []byte) ([sha256.Size]byte, bool)
 }
 
 // StaticInput is the T0 evidence (DSHIO/T 20 12.1).

@@ -40,9 +40,9 @@ type fileSum struct {
 	sum  [sha256.Size]byte
 }
 
-// sumOf returns the digest Read computed for data at path, if data is
-// still the slice Read made.
-func (a *Archive) sumOf(path string, data []byte) ([sha256.Size]byte, bool) {
+// KnownSum returns the digest Read computed for data at path, if data is
+// still the slice Read made (the same start and length: the same bytes).
+func (a *Archive) KnownSum(path string, data []byte) ([sha256.Size]byte, bool) {
 	fs, ok := a.sums[path]
 	if !ok || len(fs.data) != len(data) || (len(data) > 0 && &fs.data[0] != &data[0]) {
 		return [sha256.Size]byte{}, false

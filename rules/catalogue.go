@@ -455,10 +455,16 @@ type searcher struct {
 	forms     uint64
 	next, off int
 	end       int // the end of the line at next (its "\n", or len(out))
+	// anchor is the index in lit of the byte out holds least often;
+	// misses counts the anchors found where lit was not, and scanned
+	// the bytes searched, to give the anchor up when it is common.
+	anchor          int
+	misses, scanned int
+	plain           bool // search with bytes.Index alone
 }
 
 func (s *searcher) advance(out []byte) {
-	i := bytes.Index(out[s.off:], s.lit)
+	i := s.index(out[s.off:])
 	if i < 0 {
 		s.next, s.off = -1, len(out)
 		return
@@ -472,12 +478,54 @@ func (s *searcher) advance(out []byte) {
 	}
 }
 
+// index is bytes.Index(b, s.lit). It looks for the literal's anchor,
+// the byte of it the whole output holds least often, with
+// bytes.IndexByte, and compares the literal around each one found: most
+// literals have a byte an output seldom holds, and bytes.Index, which
+// looks for the first byte, is slow when that one is common (a space, or
+// "d" in pnpm's counter lines). Once the anchor has been found where the
+// literal was not more than once in 256 bytes searched, it is given up
+// for bytes.Index.
+func (s *searcher) index(b []byte) int {
+	if s.plain {
+		return bytes.Index(b, s.lit)
+	}
+	lit, a := s.lit, s.anchor
+	for i := a; i < len(b); {
+		j := bytes.IndexByte(b[i:], lit[a])
+		if j < 0 {
+			s.scanned += len(b) - i
+			return -1
+		}
+		s.scanned += j + 1
+		i += j
+		start := i - a
+		if start+len(lit) > len(b) {
+			return -1
+		}
+		if bytes.Equal(b[start:start+len(lit)], lit) {
+			return start
+		}
+		i++
+		if s.misses++; s.misses > 16+s.scanned/256 {
+			s.plain = true
+			if k := bytes.Index(b[start+1:], lit); k >= 0 {
+				return start + 1 + k
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
 // eachCandidate calls f, in order and once each, with the start and end
 // of each line of out that holds a catalogue literal or a byte that cleaning
 // removes, and the forms to read it for, until f returns false. Each
-// literal is searched with bytes.Index over the whole output, the
-// searches merged as they go: nothing is allocated per line.
+// literal is searched over the whole output by its anchor (searcher.index),
+// and not at all when out lacks one of its bytes; the searches are merged
+// as they go: nothing is allocated per line.
 func eachCandidate(out []byte, f func(start, end int, forms uint64) bool) {
+	count := byteCounts(out)
 	var ss []*searcher
 	for i := range Catalogue {
 		mask := uint64(0)
@@ -490,12 +538,23 @@ func eachCandidate(out []byte, f func(start, end int, forms uint64) bool) {
 				mask |= 1 << k
 			}
 		}
-		if mask != 0 {
-			ss = append(ss, &searcher{lit: []byte(Catalogue[i].Literal), forms: mask})
+		if mask == 0 {
+			continue
+		}
+		s := &searcher{lit: []byte(Catalogue[i].Literal), forms: mask}
+		for k, c := range s.lit {
+			if count[c] < count[s.lit[s.anchor]] {
+				s.anchor = k
+			}
+		}
+		if count[s.lit[s.anchor]] > 0 {
+			ss = append(ss, s)
 		}
 	}
-	for _, c := range controlBytes(out) {
-		ss = append(ss, &searcher{lit: []byte{c}, forms: ^uint64(0)})
+	for c, n := range count {
+		if n > 0 && removedByCleaning(byte(c)) {
+			ss = append(ss, &searcher{lit: []byte{byte(c)}, forms: ^uint64(0)})
+		}
 	}
 	for _, s := range ss {
 		s.advance(out)
@@ -522,22 +581,33 @@ func eachCandidate(out []byte, f func(start, end int, forms uint64) bool) {
 	}
 }
 
-// controlBytes returns the bytes other than "\n" that cleaning removes or
-// replaces (C0 controls, ESC and DEL; a tab becomes a space) that out
-// holds, and 0xC2 when out holds it, the first byte of the C1 controls
-// U+0080–U+009F, which cleaning removes too. A catalogue literal is
-// printable ASCII, so a line without them holds a literal once cleaned
-// exactly when it holds it raw.
-func controlBytes(out []byte) []byte {
-	var has [256]bool
-	for _, c := range out {
-		has[c] = true
+// removedByCleaning reports whether c is a byte other than "\n" that
+// cleaning removes or replaces (C0 controls, ESC and DEL; a tab becomes a
+// space), or 0xC2, the first byte of the C1 controls U+0080–U+009F,
+// which cleaning removes too. A catalogue literal is printable ASCII, so
+// a line without them holds a literal once cleaned exactly when it holds
+// it raw.
+func removedByCleaning(c byte) bool {
+	return c != '\n' && (c < ' ' || c == 0x7f || c == 0xc2)
+}
+
+// byteCounts returns how many times out holds each byte (four tables
+// filled in turn, so that one increment need not wait for the last).
+func byteCounts(out []byte) [256]int {
+	var t [4][256]uint32
+	i := 0
+	for ; i+4 <= len(out); i += 4 {
+		t[0][out[i]]++
+		t[1][out[i+1]]++
+		t[2][out[i+2]]++
+		t[3][out[i+3]]++
 	}
-	var cs []byte
-	for c, ok := range has {
-		if ok && c != '\n' && (c < ' ' || c == 0x7f || c == 0xc2) {
-			cs = append(cs, byte(c))
-		}
+	for ; i < len(out); i++ {
+		t[0][out[i]]++
 	}
-	return cs
+	var n [256]int
+	for c := range n {
+		n[c] = int(t[0][c]) + int(t[1][c]) + int(t[2][c]) + int(t[3][c])
+	}
+	return n
 }

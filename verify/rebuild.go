@@ -142,6 +142,7 @@ func (vf *verification) checkRebuild() {
 	// runs only when it found no problem (no finding at all).
 	derived := vf.derived
 	in.Derived = &derived
+	in.KnownSum = vf.knownSum
 	rebuilt, _, err := assemble.Build(in)
 	if err != nil {
 		vf.rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,

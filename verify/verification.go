@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"crypto/sha256"
 	"time"
 
 	"github.com/dshaudit/dshaudit/assemble"
@@ -22,6 +23,9 @@ type verification struct {
 	now time.Time
 	lim rules.Limits
 	raw []byte
+	// knownSum gives the digests step 1 computed as it read the archive
+	// (bundle.Archive.KnownSum), which the rebuild lists again.
+	knownSum func(string, []byte) ([sha256.Size]byte, bool)
 
 	// sig is the checked signature, nil when none verified (step 2,
 	// checkSignature).

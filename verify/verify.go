@@ -156,7 +156,7 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		rep.Evidence = &Evidence{Archive: arc}
 	}
 
-	vf := &verification{rep: rep, now: now, lim: opts.RuleLimits, raw: arc.RawManifest}
+	vf := &verification{rep: rep, now: now, lim: opts.RuleLimits, raw: arc.RawManifest, knownSum: arc.KnownSum}
 
 	// 2. Signature, over the raw manifest bytes.
 	vf.checkSignature(opts.Policy, arc.RawSignature)
