@@ -1,7 +1,11 @@
 package verify
 
 import (
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dshaudit/dshaudit/assemble"
 	"github.com/dshaudit/dshaudit/manifest"
@@ -21,7 +25,9 @@ type stageModel struct {
 // stageModels reads every executed stage's trusted merged stream once
 // (SPEC.md "The run model"): a stage whose streams are not tied, or
 // whose merged file is not trusted, is read by no relation, as by no
-// rule.
+// rule. A bundle verified alone reads its stages on every CPU, the
+// largest outputs first (the reading is a pure function of the bytes,
+// so the models do not depend on it).
 func (vf *verification) stageModels() []stageModel {
 	var ms []stageModel
 	for i := range vf.m.Repetitions {
@@ -36,9 +42,31 @@ func (vf *verification) stageModels() []stageModel {
 			if !ok || vf.untrusted[p] {
 				continue
 			}
-			ms = append(ms, stageModel{rep: i + 1, st: st, field: repField(i+1, st.Stage), model: rules.ReadStageModel(out), out: out})
+			ms = append(ms, stageModel{rep: i + 1, st: st, field: repField(i+1, st.Stage), out: out})
 		}
 	}
+	order := make([]int, len(ms))
+	for k := range order {
+		order[k] = k
+	}
+	workers := 1
+	if vf.spareCPUs {
+		workers = min(runtime.GOMAXPROCS(0), len(ms))
+		slices.SortStableFunc(order, func(a, b int) int { return len(ms[b].out) - len(ms[a].out) })
+	}
+	var next atomic.Int64
+	read := func() {
+		for k := next.Add(1) - 1; k < int64(len(order)); k = next.Add(1) - 1 {
+			m := &ms[order[k]]
+			m.model = rules.ReadStageModel(m.out)
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(read)
+	}
+	read()
+	wg.Wait()
 	return ms
 }
 

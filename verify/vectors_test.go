@@ -3,11 +3,14 @@ package verify
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/dshaudit/dshaudit/attest"
 	"github.com/dshaudit/dshaudit/internal/testutil/vectortest"
@@ -172,4 +175,34 @@ func kitCaseFiles(t *testing.T, dir string) []string {
 		names = append(names, "cases/"+e.Name())
 	}
 	return names
+}
+
+// TestVectorsAloneAsInBatch verifies every vector as a bundle verified
+// alone (Options.DecodeAhead, on two CPUs: decoded ahead, its stages'
+// outputs read at once) and as in a batch, and requires the same report.
+func TestVectorsAloneAsInBatch(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	vs, pol := loadVectors(t)
+	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	for _, v := range vs {
+		var reports [2][]byte
+		for k, alone := range []bool{false, true} {
+			raw, err := os.ReadFile(filepath.Join(vectorsDir, v.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Verify(context.Background(), v.File, bytes.NewReader(raw), Options{Policy: pol, DecodeAhead: alone, Now: now})
+			if err != nil {
+				t.Fatalf("%s: %v", v.Name, err)
+			}
+			if reports[k], err = json.Marshal(rep); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(reports[0], reports[1]) {
+			t.Errorf("%s: verified alone:\n%s\nas in a batch:\n%s", v.Name, reports[1], reports[0])
+		}
+	}
 }

@@ -156,7 +156,8 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 		rep.Evidence = &Evidence{Archive: arc}
 	}
 
-	vf := &verification{rep: rep, now: now, lim: opts.RuleLimits, raw: arc.RawManifest, knownSum: arc.KnownSum}
+	vf := &verification{rep: rep, now: now, lim: opts.RuleLimits, raw: arc.RawManifest, knownSum: arc.KnownSum,
+		spareCPUs: opts.DecodeAhead && runtime.GOMAXPROCS(0) > 1}
 
 	// 2. Signature, over the raw manifest bytes.
 	vf.checkSignature(opts.Policy, arc.RawSignature)
