@@ -42,10 +42,33 @@ type DumpEntry struct {
 // the same entries without a node tree (t3_dump_fast.go); any other dump
 // is read through the yaml.v3 node tree.
 func ParseDump(stdout []byte) ([]DumpEntry, error) {
-	if d, ok := parseDumpFast(stdout); ok {
-		return d, nil
+	d, err := ReadDump(stdout)
+	if err != nil {
+		return nil, err
 	}
-	return parseDumpYAML(stdout)
+	return d.Entries, nil
+}
+
+// Dump is a T3 dump as ReadDump read it, for the checks that read the
+// same dump again (Dump.EntryPlacement) without finding out a second time
+// whether the fast path reads it.
+type Dump struct {
+	// Entries are ParseDump's entries.
+	Entries []DumpEntry
+	raw     []byte
+	fast    bool
+}
+
+// ReadDump is ParseDump, keeping the dump for the checks of its entries.
+func ReadDump(stdout []byte) (*Dump, error) {
+	if d, ok := parseDumpFast(stdout); ok {
+		return &Dump{Entries: d, raw: stdout, fast: true}, nil
+	}
+	d, err := parseDumpYAML(stdout)
+	if err != nil {
+		return nil, err
+	}
+	return &Dump{Entries: d, raw: stdout}, nil
 }
 
 // parseDumpYAML is ParseDump through a yaml.v3 node tree read as js-yaml

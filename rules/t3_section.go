@@ -411,8 +411,19 @@ func describeValue(v *jsyaml.Value) string {
 // (PatchRows). It returns one sentence per broken relation, each naming
 // both sides. SPEC.md "What the verifier cross-checks".
 func EntryPlacement(dump []byte, d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
-	var out []string
 	_, fast := parseDumpFast(dump)
+	return entryPlacement(dump, fast, d, pkg, rows)
+}
+
+// EntryPlacement is EntryPlacement of the dump ReadDump read.
+func (dp *Dump) EntryPlacement(d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
+	return entryPlacement(dp.raw, dp.fast, d, pkg, rows)
+}
+
+// entryPlacement is EntryPlacement for a dump the fast path accepts
+// (fast) or not.
+func entryPlacement(dump []byte, fast bool, d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
+	var out []string
 	label, ok := dumpSection(dump, d.Line, fast)
 	switch {
 	case !ok:
