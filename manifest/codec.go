@@ -17,6 +17,43 @@ import (
 // written as [] and {}. It refuses a manifest that Decode would
 // refuse. m is not modified.
 func Encode(m *Manifest) ([]byte, error) {
+	c, err := encodable(m)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > MaxSize {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(raw), MaxSize)
+	}
+	return raw, nil
+}
+
+// EncodeTo writes Encode's bytes to w as they are encoded, never held
+// whole beside the manifest, for a caller that only hashes or compares
+// them (the verifier's rebuild of a manifest of up to MaxSize). It
+// refuses what Encode refuses, having written the bytes when the
+// encoding is larger than MaxSize.
+func EncodeTo(w io.Writer, m *Manifest) error {
+	c, err := encodable(m)
+	if err != nil {
+		return err
+	}
+	cw := &countWriter{w: w}
+	if err := newManifestEncoder(cw).Encode(c); err != nil {
+		return fmt.Errorf("%w: encode: %w", ErrInvalid, err)
+	}
+	if cw.n > MaxSize {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, cw.n, MaxSize)
+	}
+	return nil
+}
+
+// encodable is the canonical form of m, checked as Decode would check
+// it.
+func encodable(m *Manifest) (*Manifest, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: nil manifest", ErrInvalid)
 	}
@@ -27,14 +64,19 @@ func Encode(m *Manifest) ([]byte, error) {
 	if err := Validate(&c); err != nil {
 		return nil, err
 	}
-	raw, err := marshal(&c)
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) > MaxSize {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(raw), MaxSize)
-	}
-	return raw, nil
+	return &c, nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	w.n += int64(n)
+	return n, err
 }
 
 func marshal(m *Manifest) ([]byte, error) {

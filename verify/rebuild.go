@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -152,16 +153,23 @@ func (vf *verification) checkRebuild() {
 	// The writer's informative texts are inputs: adopted wherever the
 	// normative values agree (SPEC.md "Normative and informative values").
 	assemble.AdoptInformative(rebuilt, vf.m)
-	want, err := manifest.Encode(rebuilt)
-	if err != nil {
+	// The rebuilt encoding is hashed as it is written, not held: the
+	// signed manifest's bytes are no longer held either (readManifest).
+	h := sha256.New()
+	if err := manifest.EncodeTo(h, rebuilt); err != nil {
 		vf.rep.add(Finding{Class: ClassVerdictMismatch, File: manifest.Path, Clause: rebuildClause,
 			Message: message("the rebuilt manifest does not encode: %s", err.Error())})
 		return
 	}
-	if bytes.Equal(want, vf.raw) {
+	if [sha256.Size]byte(h.Sum(nil)) == vf.digest {
 		return
 	}
-	diffs := manifestDiff(vf.raw, want)
+	// Both encodings again, to name the fields that differ: the signed
+	// bytes are m's canonical encoding (manifest.Decode accepted nothing
+	// else), and neither encoding fails, as each succeeded before.
+	signed, _ := manifest.Encode(vf.m)
+	want, _ := manifest.Encode(rebuilt)
+	diffs := manifestDiff(signed, want)
 	if len(diffs) == 0 {
 		diffs = []fieldDiff{{pointer: "", signed: "(the document)", rebuilt: "(another byte form)"}}
 	}

@@ -18,11 +18,15 @@ type verification struct {
 	// Set by Verify once step 1 has read the archive: rep collects
 	// every finding; now is the verifier's clock (Options.Now); lim
 	// bounds what the re-derivation parses (Options.RuleLimits); raw is
-	// the manifest's bytes as signed.
-	rep *Report
-	now time.Time
-	lim rules.Limits
-	raw []byte
+	// the manifest's bytes as signed, until readManifest has decoded
+	// them and keeps their digest instead (step 3): up to
+	// manifest.MaxSize that would otherwise stay beside the decoded
+	// manifest and the evidence through every later step.
+	rep    *Report
+	now    time.Time
+	lim    rules.Limits
+	raw    []byte
+	digest [sha256.Size]byte
 	// knownSum gives the digests step 1 computed as it read the archive
 	// (bundle.Archive.KnownSum), which the rebuild lists again.
 	knownSum func(string, []byte) ([sha256.Size]byte, bool)

@@ -158,6 +158,11 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 
 	vf := &verification{rep: rep, now: now, lim: opts.RuleLimits, raw: arc.RawManifest, knownSum: arc.KnownSum,
 		spareCPUs: opts.DecodeAhead && runtime.GOMAXPROCS(0) > 1}
+	if rep.Evidence == nil {
+		// knownSum keeps arc to the end: vf.raw is left the only
+		// reference to the manifest's bytes, which readManifest drops.
+		arc.RawManifest = nil
+	}
 
 	// 2. Signature, over the raw manifest bytes.
 	vf.checkSignature(opts.Policy, arc.RawSignature)
@@ -244,6 +249,10 @@ func (vf *verification) readManifest() bool {
 		return false
 	}
 	vf.m = m
+	// Decode accepted the bytes only as m's canonical encoding: the
+	// rebuild compares its encoding with their digest, and the bytes
+	// themselves are encoded from m again only to name what differs.
+	vf.digest, vf.raw = sha256.Sum256(vf.raw), nil
 	if vf.rep.Evidence != nil {
 		vf.rep.Evidence.Manifest = m
 	}
