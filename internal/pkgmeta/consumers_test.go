@@ -15,6 +15,9 @@ import (
 // Names reads them or refuses a reading conflict.
 func TestNamesAsJSONParse(t *testing.T) {
 	docs := oracle.JSONDocs(oracle.Seed()+1, oracle.N(), oracle.PackageJSONBase(t, "../.."))
+	for _, d := range edgeDocs {
+		docs = append(docs, []byte(d))
+	}
 	node := oracle.JSONParse(t, docs)
 	tally := oracle.Tally{}
 	asJS := func(s string, null bool) string {

@@ -57,8 +57,8 @@ func (e *MemberError) Unwrap() error { return e.Err }
 // value with a lone surrogate or bytes that are not UTF-8. doc is
 // checked by encoding/json's validator and walked in place (package
 // jsonwalk), so memory is bounded by the two strings returned, whatever
-// doc holds (TestNamesAsDecoder, FuzzNames, and TestNamesAsJSONParse
-// against Node itself). SPEC.md "What the verifier cross-checks", class
+// doc holds (TestNamesMemory; TestNamesAsJSONParse holds the reading to
+// Node's JSON.parse). SPEC.md "What the verifier cross-checks", class
 // 6.
 func Names(doc []byte) (name, version string, err error) {
 	obj, err := firstObject(doc)
