@@ -77,7 +77,7 @@ func Read(r io.Reader, lim Limits, opts ...ReadOption) (*Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	a, err := readStream(dec, lim)
+	a, err := readStream(dec, lim, cfg.onFile)
 	// Once the decoder is given back, nothing reads fr any more (a
 	// decoder that decodes ahead has stopped): what fr found can be read.
 	putDecoder(dec, lim, cfg)
@@ -102,9 +102,9 @@ func Read(r io.Reader, lim Limits, opts ...ReadOption) (*Archive, error) {
 // "Streaming read"): the decoder on one goroutine withholds the last
 // block when the checksum fails, and the one of DecodeAhead passes it on,
 // so the tar reader may fail on the garbage of one and not of the other.
-func readStream(dec io.Reader, lim Limits) (*Archive, error) {
+func readStream(dec io.Reader, lim Limits, onFile func(string, []byte)) (*Archive, error) {
 	stream := &capReader{r: decoderErrors{dec}, left: tarStreamLimit(lim)}
-	a, err := readTar(stream, lim)
+	a, err := readTar(stream, lim, onFile)
 	if err == nil {
 		var one [1]byte
 		switch k, rerr := io.ReadFull(stream, one[:]); {
@@ -139,7 +139,7 @@ func tarStreamLimit(lim Limits) int64 {
 
 func roundBlock(n int64) int64 { return (n + 511) &^ 511 }
 
-func readTar(stream io.Reader, lim Limits) (*Archive, error) {
+func readTar(stream io.Reader, lim Limits, onFile func(string, []byte)) (*Archive, error) {
 	a := &Archive{Files: map[string][]byte{}, sums: map[string]fileSum{}}
 	h := sha256.New()
 	pos := &countReader{r: stream}
@@ -223,6 +223,9 @@ func readTar(stream io.Reader, lim Limits) (*Archive, error) {
 			a.Files[name] = data
 			a.sums[name] = fileSum{data, [sha256.Size]byte(h.Sum(nil))}
 			a.Order = append(a.Order, name)
+			if onFile != nil {
+				onFile(name, data)
+			}
 		}
 	}
 	if a.RawManifest == nil {

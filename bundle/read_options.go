@@ -6,6 +6,7 @@ type ReadOption func(*readConfig)
 
 type readConfig struct {
 	decodeAhead bool
+	onFile      func(path string, data []byte)
 }
 
 // DecodeAhead has Read decode the zstd frame on goroutines of its own,
@@ -20,4 +21,15 @@ type readConfig struct {
 // costs CPU. Such a decoder is made for one Read and closed after it.
 func DecodeAhead() ReadOption {
 	return func(c *readConfig) { c.decodeAhead = true }
+}
+
+// OnFile has Read give f each evidence file as soon as it is read and
+// hashed, on Read's goroutine, before it reads on: a caller can start
+// work on a file while the rest of the archive is still being
+// decompressed (verify reads a large stage output for the run model so).
+// f must not change data and should not keep Read waiting; a file given
+// to f may still be refused later with the whole archive, so what f
+// starts is speculative until Read returns the Archive.
+func OnFile(f func(path string, data []byte)) ReadOption {
+	return func(c *readConfig) { c.onFile = f }
 }

@@ -16,12 +16,27 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// readBoth reads in with and without DecodeAhead and fails unless both
-// give the same archive or the same refusal, byte for byte.
+// readBoth reads in with and without DecodeAhead (and OnFile) and fails
+// unless both give the same archive or the same refusal, byte for byte,
+// and OnFile was given every evidence file of an archive read, in
+// order, as the very slice the archive holds.
 func readBoth(t *testing.T, name string, in []byte, lim Limits) error {
 	t.Helper()
 	a1, err1 := Read(bytes.NewReader(in), lim)
-	a2, err2 := Read(bytes.NewReader(in), lim, DecodeAhead())
+	var given []string
+	var data [][]byte
+	onFile := func(p string, b []byte) { given, data = append(given, p), append(data, b) }
+	a2, err2 := Read(bytes.NewReader(in), lim, DecodeAhead(), OnFile(onFile))
+	if err2 == nil {
+		if !slices.Equal(given, a2.Order) {
+			t.Fatalf("%s: OnFile was given %q, the archive holds %q", name, given, a2.Order)
+		}
+		for i, p := range given {
+			if b := a2.Files[p]; len(b) != len(data[i]) || len(b) > 0 && &b[0] != &data[i][0] {
+				t.Fatalf("%s: OnFile was given other bytes for %q than the archive holds", name, p)
+			}
+		}
+	}
 	switch {
 	case (err1 == nil) != (err2 == nil):
 		t.Fatalf("%s: inline %v, ahead %v", name, err1, err2)

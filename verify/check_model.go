@@ -58,7 +58,10 @@ func (vf *verification) stageModels() []stageModel {
 	read := func() {
 		for k := next.Add(1) - 1; k < int64(len(order)); k = next.Add(1) - 1 {
 			m := &ms[order[k]]
-			m.model = rules.ReadStageModel(m.out)
+			var ok bool
+			if m.model, ok = vf.early.take(m.st.Evidence[manifest.RoleMerged], m.out); !ok {
+				m.model = rules.ReadStageModel(m.out)
+			}
 		}
 	}
 	var wg sync.WaitGroup
@@ -68,6 +71,62 @@ func (vf *verification) stageModels() []stageModel {
 	read()
 	wg.Wait()
 	return ms
+}
+
+// earlyModels are run model readings started while the archive was
+// still being read (bundle.OnFile), for a bundle verified alone: the
+// reading of a large stage output then takes the CPU the decoder leaves
+// idle instead of coming after the read. Each reads the very bytes
+// stageModels would read (the same slice, taken only if it is), and the
+// reading is a pure function of them, so the model is the same.
+type earlyModels struct {
+	mu sync.Mutex
+	by map[string]*earlyModel
+}
+
+type earlyModel struct {
+	data  []byte
+	done  chan struct{}
+	model rules.StageModel
+}
+
+// earlyMin is the smallest output read early: a smaller one is read when
+// needed, a goroutine not being worth it (a variable for the tests).
+var earlyMin = 64 << 10
+
+// start begins reading data, if path is where a stage's merged stream is
+// stored and data is large enough.
+func (e *earlyModels) start(path string, data []byte) {
+	if len(data) < earlyMin || !strings.HasPrefix(path, "repetitions/") || !strings.HasSuffix(path, "/"+manifest.RoleMerged) {
+		return
+	}
+	m := &earlyModel{data: data, done: make(chan struct{})}
+	e.mu.Lock()
+	if e.by == nil {
+		e.by = map[string]*earlyModel{}
+	}
+	e.by[path] = m
+	e.mu.Unlock()
+	go func() {
+		m.model = rules.ReadStageModel(data)
+		close(m.done)
+	}()
+}
+
+// take waits for and returns the reading started for out at path, if one
+// was started for these very bytes.
+func (e *earlyModels) take(path string, out []byte) (rules.StageModel, bool) {
+	if e == nil || len(out) == 0 {
+		return rules.StageModel{}, false
+	}
+	e.mu.Lock()
+	m := e.by[path]
+	e.mu.Unlock()
+	if m == nil || len(m.data) != len(out) || &m.data[0] != &out[0] {
+		return rules.StageModel{}, false
+	}
+	<-m.done
+	return m.model, true
 }
 
 // recordedProfile is the profile the profile condition records: its

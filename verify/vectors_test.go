@@ -179,11 +179,14 @@ func kitCaseFiles(t *testing.T, dir string) []string {
 
 // TestVectorsAloneAsInBatch verifies every vector as a bundle verified
 // alone (Options.DecodeAhead, on two CPUs: decoded ahead, its stages'
-// outputs read at once) and as in a batch, and requires the same report.
+// outputs read at once, every merged stream read as soon as the archive
+// gives it) and as in a batch, and requires the same report.
 func TestVectorsAloneAsInBatch(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	}
+	defer func(n int) { earlyMin = n }(earlyMin)
+	earlyMin = 0
 	vs, pol := loadVectors(t)
 	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 	for _, v := range vs {

@@ -33,6 +33,9 @@ type verification struct {
 	// spareCPUs: the bundle is verified alone on more than one CPU
 	// (Options.DecodeAhead), so the stages' outputs are read at once.
 	spareCPUs bool
+	// early are the run model readings started while the archive was
+	// read (nil unless spareCPUs).
+	early *earlyModels
 
 	// sig is the checked signature, nil when none verified (step 2,
 	// checkSignature).

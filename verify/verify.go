@@ -109,8 +109,10 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	}
 	// 1. Archive safety.
 	var readOpts []bundle.ReadOption
+	var early *earlyModels
 	if opts.DecodeAhead && runtime.GOMAXPROCS(0) > 1 {
-		readOpts = append(readOpts, bundle.DecodeAhead())
+		early = &earlyModels{}
+		readOpts = append(readOpts, bundle.DecodeAhead(), bundle.OnFile(early.start))
 	}
 	arc, readErr := bundle.Read(br, lim, readOpts...)
 	// The rest of the file (nothing, for a bundle Read accepts) still
@@ -157,7 +159,7 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	}
 
 	vf := &verification{rep: rep, now: now, lim: opts.RuleLimits, raw: arc.RawManifest, knownSum: arc.KnownSum,
-		spareCPUs: opts.DecodeAhead && runtime.GOMAXPROCS(0) > 1}
+		spareCPUs: early != nil, early: early}
 	if rep.Evidence == nil {
 		// knownSum keeps arc to the end: vf.raw is left the only
 		// reference to the manifest's bytes, which readManifest drops.
