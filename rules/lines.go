@@ -2,7 +2,6 @@ package rules
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"strings"
 	"unicode"
@@ -206,20 +205,8 @@ func escapeLen(l []byte) int {
 	return 0
 }
 
-// printableASCII reports whether every byte of l is printableByte. It
-// tests eight bytes at a time: a word holds a byte below ' ' when
-// subtracting ' ' from each byte borrows into a byte whose top bit was
-// clear, and one above '~' when adding 1 to each sets a top bit or one
-// is set already; the run model reads every counter line of a
-// 60 MiB log so (issue 48).
+// printableASCII reports whether every byte of l is printableByte.
 func printableASCII(l []byte) bool {
-	const ones, tops = 0x0101010101010101, 0x8080808080808080
-	for ; len(l) >= 8; l = l[8:] {
-		w := binary.LittleEndian.Uint64(l)
-		if (w-' '*ones)&^w&tops != 0 || (w+ones|w)&tops != 0 {
-			return false
-		}
-	}
 	for _, c := range l {
 		if !printableByte(c) {
 			return false
