@@ -88,18 +88,18 @@ func marshal(m *Manifest) ([]byte, error) {
 }
 
 // newManifestEncoder is the canonical encoding's settings: no HTML
-// escaping, a two-space indent.
+// escaping, a two-space indent (indentWriter's, which holds no indented
+// copy of the document).
 func newManifestEncoder(w io.Writer) *json.Encoder {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(&indentWriter{w: w})
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	return enc
 }
 
 // manifestEncoder is a canonical encoder that compares what it writes
-// with the bytes it is given, kept in encoders between uses: an Encoder
-// keeps its indentation buffer from one Encode to the next, so it is not
-// allocated again, and the comparison needs no buffer of its own.
+// with the bytes it is given, kept in encoders between uses, so that
+// neither it nor its indentWriter's chunk is allocated again, and the
+// comparison needs no buffer of its own.
 type manifestEncoder struct {
 	cmp compareWriter
 	enc *json.Encoder
@@ -121,10 +121,6 @@ func (w *compareWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// maxPooledEncoding bounds the manifests whose encoder goes back to
-// encoders (its indentation buffer is about the manifest's size).
-const maxPooledEncoding = 1 << 20
-
 var encoders = sync.Pool{New: func() any {
 	e := new(manifestEncoder)
 	e.enc = newManifestEncoder(&e.cmp)
@@ -137,12 +133,7 @@ func encodesTo(m *Manifest, raw []byte) bool {
 	e.cmp = compareWriter{want: raw, same: true}
 	same := e.enc.Encode(m) == nil && e.cmp.same && e.cmp.off == len(raw)
 	e.cmp.want = nil
-	// Only encoders of typical size go back (a run's manifest is tens of
-	// kilobytes), so that one large manifest is not held for the rest of
-	// the process.
-	if len(raw) <= maxPooledEncoding {
-		encoders.Put(e)
-	}
+	encoders.Put(e)
 	return same
 }
 

@@ -132,14 +132,7 @@ func edit(t *testing.T, f func(map[string]any)) []byte {
 		t.Fatal(err)
 	}
 	f(v)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return stdIndented(t, v)
 }
 
 func TestDecodeManifestRefuses(t *testing.T) {
