@@ -28,14 +28,32 @@ const DumpSectionPrefix = "# == "
 // of it holds the prefix's text.
 func DumpSection(dump []byte, line int) (label string, ok bool) {
 	_, fast := parseDumpFast(dump)
-	return dumpSection(dump, line, fast)
+	return dumpSection(dump, line, fast, &wholeDump{dump: dump})
+}
+
+// wholeDump is a dump read whole by jsyaml.Load, once, for the readings
+// of one entry of a dump the fast path gives up on (dumpSection and
+// dumpEntryValue each read it whole).
+type wholeDump struct {
+	dump []byte
+	read bool
+	root *jsyaml.Value
+	err  error
+}
+
+func (w *wholeDump) load() (*jsyaml.Value, error) {
+	if !w.read {
+		w.root, _, w.err = jsyaml.Load(w.dump)
+		w.read = true
+	}
+	return w.root, w.err
 }
 
 // dumpSection is DumpSection for a dump the fast path accepts (fast) or
-// not.
-func dumpSection(dump []byte, line int, fast bool) (label string, ok bool) {
+// not (read whole by w).
+func dumpSection(dump []byte, line int, fast bool, w *wholeDump) (label string, ok bool) {
 	if !fast {
-		root, _, err := jsyaml.Load(dump)
+		root, err := w.load()
 		if err != nil || holdsText(root, strings.TrimSpace(DumpSectionPrefix), map[*jsyaml.Value]bool{}) {
 			return "", false
 		}
@@ -90,17 +108,21 @@ func DumpSectionOrigin(label string) string {
 // that is not a comment; any other dump is read whole.
 func DumpEntryValue(dump []byte, line int) (*jsyaml.Value, error) {
 	_, fast := parseDumpFast(dump)
-	return dumpEntryValue(dump, line, fast)
+	return dumpEntryValue(dump, line, fast, &wholeDump{dump: dump})
 }
 
 // dumpEntryValue is DumpEntryValue for a dump the fast path accepts
-// (fast) or not.
-func dumpEntryValue(dump []byte, line int, fast bool) (*jsyaml.Value, error) {
+// (fast) or not (read whole by w).
+func dumpEntryValue(dump []byte, line int, fast bool, w *wholeDump) (*jsyaml.Value, error) {
 	src := dump
+	var root *jsyaml.Value
+	var err error
 	if fast {
 		src = dumpItemLines(dump, line)
+		root, _, err = jsyaml.Load(src)
+	} else {
+		root, err = w.load()
 	}
-	root, _, err := jsyaml.Load(src)
 	if err != nil {
 		return nil, fmt.Errorf("read as %s: %w", jsyaml.Consumer, err)
 	}
@@ -424,7 +446,8 @@ func (dp *Dump) EntryPlacement(d DumpEntry, pkg string, rows []*jsyaml.Value) []
 // (fast) or not.
 func entryPlacement(dump []byte, fast bool, d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
 	var out []string
-	label, ok := dumpSection(dump, d.Line, fast)
+	whole := &wholeDump{dump: dump}
+	label, ok := dumpSection(dump, d.Line, fast, whole)
 	switch {
 	case !ok:
 		out = append(out, fmt.Sprintf("entry %q named %q at line %d of the dump stands under no %q section comment that can be told from the dump's text, so the plugin's own section %q is not shown", d.ID, d.Name, d.Line, strings.TrimSpace(DumpSectionPrefix), DumpSectionPrefix+pkg))
@@ -444,7 +467,7 @@ func entryPlacement(dump []byte, fast bool, d DumpEntry, pkg string, rows []*jsy
 	if want == nil {
 		return out // not an entry of the patch: the caller's id check names it
 	}
-	got, err := dumpEntryValue(dump, d.Line, fast)
+	got, err := dumpEntryValue(dump, d.Line, fast, whole)
 	if err != nil {
 		return append(out, fmt.Sprintf("entry %q at line %d of the dump cannot be read on its own: %v", d.ID, d.Line, err))
 	}
