@@ -142,39 +142,47 @@ func (f *Form) submatches(l []byte, scratch [][]byte) [][]byte {
 // white space RE2's \s matches); an optional group that did not take
 // part is nil, as FindSubmatch gives it.
 func matchProgress(added bool) func([]byte, [][]byte) [][]byte {
+	counters := len(progressSeps)
+	if !added {
+		counters--
+	}
 	return func(l []byte, sm [][]byte) [][]byte {
-		rest, ok := bytes.CutPrefix(l, []byte("Progress: resolved "))
-		if !ok {
+		const head = "Progress: resolved "
+		if len(l) < len(head) || string(l[:len(head)]) != head {
 			return nil
 		}
 		sm = append(sm, l)
-		number := func() bool {
-			n := digits(rest)
-			sm = append(sm, rest[:n])
-			rest = rest[n:]
-			return n > 0
-		}
-		if !number() {
-			return nil
-		}
-		for _, next := range [][]byte{[]byte(", reused "), []byte(", downloaded "), []byte(", added ")} {
-			if !added && next[2] == 'a' {
-				break
+		i := len(head)
+		for k, sep := range progressSeps[:counters] {
+			if k > 0 {
+				if len(l)-i < len(sep) || string(l[i:i+len(sep)]) != sep {
+					return nil
+				}
+				i += len(sep)
 			}
-			if rest, ok = bytes.CutPrefix(rest, next); !ok || !number() {
+			n := digits(l[i:])
+			if n == 0 {
 				return nil
 			}
+			sm = append(sm, l[i:i+n])
+			i += n
 		}
 		var done []byte
-		if bytes.HasPrefix(rest, []byte(", done")) {
-			done, rest = rest[:len(", done")], rest[len(", done"):]
+		const d = ", done"
+		if len(l)-i >= len(d) && string(l[i:i+len(d)]) == d {
+			done, i = l[i:i+len(d)], i+len(d)
 		}
-		if len(bytes.TrimLeft(rest, " ")) != 0 {
-			return nil
+		for ; i < len(l); i++ {
+			if l[i] != ' ' {
+				return nil
+			}
 		}
 		return append(sm, done)
 	}
 }
+
+// progressSeps are what comes before each of pnpm's counters.
+var progressSeps = [...]string{"", ", reused ", ", downloaded ", ", added "}
 
 // digits is the length of the run of ASCII digits s starts with.
 func digits(s []byte) int {

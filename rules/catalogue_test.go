@@ -70,7 +70,8 @@ func TestReadFormsAsEveryLine(t *testing.T) {
 		[]byte("Done in 1s using pnpm v9.15.9\rDone in 2s using pnpm v8\n"),
 		[]byte("Progress: resolved 1, reused 2, downloaded 3, added 4, done  \nProgress: resolved 1, reused 2, downloaded 3, done\nProgress: resolved 1, reused 2, downloaded 3 \nProgress: resolved , reused 2, downloaded 3\n" +
 			"Progress: resolved 1, reused 2, downloaded 3, added 4, done x\nProgress: resolved 1, reused 2, downloaded 3, added , done\nProgress: resolved 1, reused 2, downloaded 3, added 4x\nProgress: resolved 1, reused 2\n" +
-			"Progress: resolved 1, reused 2, downloaded 3, done, done\nProgress: resolved 1, reused 2, downloaded 3,added 4\nProgress: resolved 012, reused 0, downloaded 1, added 1\t\f\r\n"),
+			"Progress: resolved 1, reused 2, downloaded 3, done, done\nProgress: resolved 1, reused 2, downloaded 3,added 4\nProgress: resolved 012, reused 0, downloaded 1, added 1\t\f\r\n" +
+			"Progress: resolved 1, reuses 2, downloaded 3, added 4\nProgress: resolved 1; reused 2, downloaded 3\nProgress: resolved 1, reused 2, downloaded 3, addeD 4\nProgress: resolved 1, reused 2, downloaded 3, dune\n"),
 		[]byte("Done\u0085 in 1s using pnpm v9.15.9\nProgress: resolved 1,\u009b reused 1, downloaded 0\n"),
 		{},
 	}

@@ -40,7 +40,8 @@
 # pipeline; peak RSS <= 128 MiB; verify.All >= 1000 bundles/s; verify DIR
 # >= 1.8x on 2 cores over 1. The last line compares with two independent
 # 1-core processes, the most the machine gives two verifications at once.
-# On a shared machine, read the load average printed with the table.
+# On a shared machine, read the load average printed with the table. At
+# the end it prints each target, met or MISSED, from the medians above.
 #
 # Usage: scripts/bench-verify.sh [RUNS]   (default 5; DIR_RUNS, default 21,
 # is the number of rounds of the 270-bundle verify DIR runs, LARGE_RUNS,
@@ -149,6 +150,7 @@ for b in "${BENCH_BUNDLES[@]}"; do
 	done
 	vw=$(col 1 "$WORK/v.txt") vc=$(col 2 "$WORK/v.txt") pw=$(col 1 "$WORK/p.txt") pc=$(col 2 "$WORK/p.txt")
 	rss=$(awk '{print $3}' "$WORK/v.txt" | sort -n | tail -1)
+	echo "$b $vw $(echo "scale=3; $vw / $pw" | bc) $(echo "scale=1; $rss / 1024" | bc)" >>"$WORK/targets.txt"
 	printf '| %-19s | %9s | %-16s | %8.0f ms (%5.0f ms) | %8.0f ms (%5.0f ms) | %5.2fx (%5.2fx) | %5.1f MiB |\n' "$b" "$(stat -c %s "$f")" "$result" \
 		"$(echo "$vw * 1000" | bc)" "$(echo "$vc * 1000" | bc)" "$(echo "$pw * 1000" | bc)" "$(echo "$pc * 1000" | bc)" \
 		"$(echo "scale=3; $vw / $pw" | bc)" "$(echo "scale=3; $vc / ($pc + 0.0005)" | bc)" "$(echo "scale=1; $rss / 1024" | bc)"
@@ -243,3 +245,20 @@ lone=$(col 1 "$WORK/l1.txt") ltwo=$(col 1 "$WORK/l2.txt")
 printf '2,700 bundles (median of %d, interleaved): 1 core %.0f ms (%.0f bundles/s)   2 cores %.0f ms (%.0f bundles/s)   2 cores / 1 core: %.2fx\n' \
 	"$LARGE_RUNS" "$(echo "$lone * 1000" | bc)" "$(echo "2700 / $lone" | bc -l)" "$(echo "$ltwo * 1000" | bc)" "$(echo "2700 / $ltwo" | bc -l)" "$(echo "$lone / $ltwo" | bc -l)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The targets of DESIGN.md "Dual implementations", each judged from the
+# figures above (medians), met or missed.
+echo
+echo "== targets"
+verdict() { if [[ $1 == 1 ]]; then echo met; else echo MISSED; fi; }
+pass_ms=$(awk '$1 == "pass" {printf "%.1f", $2 * 1000}' "$WORK/targets.txt")
+echo "T-pass  (pass bundle, whole process <= 20 ms): ${pass_ms} ms: $(verdict "$(echo "$pass_ms <= 20" | bc)") (start-up alone, --version: $(echo "$(col 1 "$WORK/s.txt") * 1000" | bc | xargs printf '%.1f') ms)"
+log_ratio=$(awk '$1 == "t1log-60MiB" {printf "%.2f", $3}' "$WORK/targets.txt")
+echo "T-log   (t1log-60MiB <= 1.25x zstd -dc | sha256sum, wall): ${log_ratio}x: $(verdict "$(echo "$log_ratio <= 1.25" | bc)")"
+rss_max=$(awk '$1 ~ /60MiB$/ {print $4}' "$WORK/targets.txt" | sort -n | tail -1)
+rss_over=$(awk '$1 ~ /60MiB$/ && $4 > 128 {printf "%s%s (%s MiB)", sep, $1, $4; sep = ", "}' "$WORK/targets.txt")
+echo "T-rss   (peak RSS <= 128 MiB, every 60 MiB bundle): largest ${rss_max} MiB: $(verdict "$(echo "$rss_max <= 128" | bc)")${rss_over:+; over: $rss_over}"
+rate2=$(awk '/BenchmarkVerifyMany-2/ {for (i = 1; i <= NF; i++) if ($(i+1) == "bundles/s") print $i}' "$WORK/many.txt" | median)
+echo "T-rate  (verify.All on 2 CPUs >= 1000 bundles/s, median): ${rate2}: $(verdict "$(echo "$rate2 >= 1000" | bc)")"
+dir_ratio=$(printf '%.2f' "$(echo "$one / $two" | bc -l)")
+echo "T-dir   (verify DIR, 270 bundles, 2 cores >= 1.8x 1 core): ${dir_ratio}x: $(verdict "$(echo "$dir_ratio >= 1.8" | bc)")"
