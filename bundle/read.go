@@ -208,7 +208,7 @@ func readTar(stream io.Reader, lim Limits, onFile func(string, []byte)) (*Archiv
 		}
 		// hdr.Size is within every limit, so allocating it is too.
 		// Each file is hashed as it is decompressed, while it is in cache.
-		data := make([]byte, hdr.Size)
+		data := newFileBuffer(hdr.Size)
 		h.Reset()
 		if _, err := io.ReadFull(io.TeeReader(tr, h), data); err != nil {
 			return nil, streamError(fmt.Sprintf("data of %q", name), err)

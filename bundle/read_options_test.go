@@ -193,3 +193,17 @@ func TestStructuralRefusalAnywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestNewFileBuffer: a buffer for an evidence file, advised for huge
+// pages or not, is n zero bytes.
+func TestNewFileBuffer(t *testing.T) {
+	for _, n := range []int64{0, 1, hugeFileBuffer - 1, hugeFileBuffer, hugeFileBuffer + 4097, 3*hugeFileBuffer + 1} {
+		b := newFileBuffer(n)
+		if int64(len(b)) != n || int64(cap(b)) != n {
+			t.Fatalf("newFileBuffer(%d): len %d cap %d", n, len(b), cap(b))
+		}
+		if i := bytes.IndexFunc(b, func(r rune) bool { return r != 0 }); i >= 0 {
+			t.Fatalf("newFileBuffer(%d): byte %d is not zero", n, i)
+		}
+	}
+}
