@@ -50,7 +50,7 @@ func (vf *verification) stageModels() []stageModel {
 		order[k] = k
 	}
 	workers := 1
-	if vf.spareCPUs {
+	if vf.early != nil {
 		workers = min(runtime.GOMAXPROCS(0), len(ms))
 		slices.SortStableFunc(order, func(a, b int) int { return len(ms[b].out) - len(ms[a].out) })
 	}

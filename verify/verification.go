@@ -30,11 +30,10 @@ type verification struct {
 	// knownSum gives the digests step 1 computed as it read the archive
 	// (bundle.Archive.KnownSum), which the rebuild lists again.
 	knownSum func(string, []byte) ([sha256.Size]byte, bool)
-	// spareCPUs: the bundle is verified alone on more than one CPU
-	// (Options.DecodeAhead), so the stages' outputs are read at once.
-	spareCPUs bool
 	// early are the run model readings started while the archive was
-	// read (nil unless spareCPUs).
+	// read; not nil when the bundle is verified alone on more than one
+	// CPU (Options.DecodeAhead), whose stages' outputs are then read at
+	// once.
 	early *earlyModels
 
 	// sig is the checked signature, nil when none verified (step 2,

@@ -159,7 +159,7 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	}
 
 	vf := &verification{rep: rep, now: now, lim: opts.RuleLimits, raw: arc.RawManifest, knownSum: arc.KnownSum,
-		spareCPUs: early != nil, early: early}
+		early: early}
 	if rep.Evidence == nil {
 		// knownSum keeps arc to the end: vf.raw is left the only
 		// reference to the manifest's bytes, which readManifest drops.
