@@ -104,8 +104,8 @@ type Form struct {
 	Name     FormName
 	Producer string
 	// Literal is in every line Pattern matches, cleaned or raw (it holds
-	// no byte that cleaning changes): the reader looks for it with
-	// bytes.Index and gives Pattern only the lines that hold it.
+	// no byte that cleaning changes): the reader looks for it
+	// (searcher.index) and gives Pattern only the lines that hold it.
 	Literal string
 	// Pattern matches one whole cleaned line (SPEC.md "Output lines");
 	// its submatches are the facts the line states.
@@ -415,10 +415,10 @@ type Reading struct {
 // whose pattern matches it, until f returns false. A line is
 // cleaned and matched only when it holds one of the forms' literals, or
 // when it holds a byte that cleaning removes (which could split a
-// literal in the raw bytes): the lines are found with bytes.Index over
-// the whole output, one search per distinct literal, so the cost of an
-// output without the forms' lines is close to that of bytes.Index
-// (issue 48).
+// literal in the raw bytes): the lines are found by one search over the
+// whole output per distinct literal (eachCandidate), so the cost of an
+// output without the forms' lines is close to that of counting its
+// bytes (issue 48).
 //
 // A line that cleaning leaves as it is (printable ASCII after its "\r")
 // is read in place: a log of a million counter lines costs no allocation

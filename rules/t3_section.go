@@ -425,26 +425,15 @@ func describeValue(v *jsyaml.Value) string {
 	return jsyaml.Describe(v)
 }
 
-// EntryPlacement holds one root entry of a T3 dump that names the plugin
-// to the plugin's own patch: it must stand in the section dsh labels with
+// EntryPlacement holds one root entry d of the dump that names the
+// plugin to the plugin's own patch: it must stand in the section dsh labels with
 // the package's name alone (a row the plugin's patch appended, which no
 // later layer patched: a fresh profile has none), and equal, every field
 // as js-yaml reads both, the row the recorded patch gives that id
 // (PatchRows). It returns one sentence per broken relation, each naming
 // both sides. SPEC.md "What the verifier cross-checks".
-func EntryPlacement(dump []byte, d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
-	_, fast := parseDumpFast(dump)
-	return entryPlacement(dump, fast, d, pkg, rows)
-}
-
-// EntryPlacement is EntryPlacement of the dump ReadDump read.
 func (dp *Dump) EntryPlacement(d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
-	return entryPlacement(dp.raw, dp.fast, d, pkg, rows)
-}
-
-// entryPlacement is EntryPlacement for a dump the fast path accepts
-// (fast) or not.
-func entryPlacement(dump []byte, fast bool, d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
+	dump, fast := dp.raw, dp.fast
 	var out []string
 	whole := &wholeDump{dump: dump}
 	label, ok := dumpSection(dump, d.Line, fast, whole)

@@ -42,21 +42,21 @@ func TestEntryPlacementRealEvidence(t *testing.T) {
 				continue
 			}
 			n++
-			if why := EntryPlacement(dump, d, pkg, rows); len(why) != 0 {
+			if why := readDump(t, dump).EntryPlacement(d, pkg, rows); len(why) != 0 {
 				t.Errorf("%s: a real dump breaks the relation: %v", c, why)
 			}
 			moved := strings.Replace(string(dump), "# == "+pkg+"\n", "", 1)
 			md := entryByID(t, []byte(moved), d.ID)
-			why := EntryPlacement([]byte(moved), md, pkg, rows)
+			why := readDump(t, []byte(moved)).EntryPlacement(md, pkg, rows)
 			if len(why) != 1 || !strings.Contains(why[0], `"# == @deepseek-ai/dsh-web-app"`) || !strings.Contains(why[0], `"# == `+pkg+`"`) {
 				t.Errorf("%s: entry moved into dsh-web-app's section: %q", c, why)
 			}
 			patched := strings.Replace(string(dump), "# == "+pkg+"\n", "# == "+pkg+", patched by /dsh-home/cordis.patch.yml\n", 1)
-			if why := EntryPlacement([]byte(patched), d, pkg, rows); len(why) != 1 || !strings.Contains(why[0], "later layer") {
+			if why := readDump(t, []byte(patched)).EntryPlacement(d, pkg, rows); len(why) != 1 || !strings.Contains(why[0], "later layer") {
 				t.Errorf("%s: section patched by a later layer: %q", c, why)
 			}
 			extra := string(dump) + "  config:\n    port: 8080\n"
-			why = EntryPlacement([]byte(extra), entryByID(t, []byte(extra), d.ID), pkg, rows)
+			why = readDump(t, []byte(extra)).EntryPlacement(entryByID(t, []byte(extra), d.ID), pkg, rows)
 			if len(why) != 1 || !strings.Contains(why[0], "config: a mapping of 1 keys against absent") {
 				t.Errorf("%s: dump entry with a field the patch lacks: %q", c, why)
 			}
@@ -65,6 +65,15 @@ func TestEntryPlacementRealEvidence(t *testing.T) {
 	if n != 4 {
 		t.Fatalf("read %d plugin entries, want 4", n)
 	}
+}
+
+func readDump(t *testing.T, dump []byte) *Dump {
+	t.Helper()
+	d, err := ReadDump(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func entryByID(t *testing.T, dump []byte, id string) DumpEntry {

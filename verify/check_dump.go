@@ -12,7 +12,7 @@ import (
 // every root entry the dump gives the package's name is an insert entry
 // of the recorded patch, stands in the plugin's own `# ==` section and
 // equals, every field, the row the recorded patch gives it
-// (rules.EntryPlacement). An entry of the plugin that the patch lacks, or
+// (rules.Dump.EntryPlacement). An entry of the plugin that the patch lacks, or
 // that differs from it, shows that dsh loaded another patch than the one
 // retained, so T0 judged a patch that was not the package's; one in
 // another bundle's section shows that the plugin's own patch never
