@@ -17,18 +17,11 @@ import (
 // written as [] and {}. It refuses a manifest that Decode would
 // refuse. m is not modified.
 func Encode(m *Manifest) ([]byte, error) {
-	c, err := encodable(m)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := EncodeTo(&buf, m); err != nil {
 		return nil, err
 	}
-	raw, err := marshal(c)
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) > MaxSize {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(raw), MaxSize)
-	}
-	return raw, nil
+	return buf.Bytes(), nil
 }
 
 // EncodeTo writes Encode's bytes to w as they are encoded, never held
@@ -42,8 +35,8 @@ func EncodeTo(w io.Writer, m *Manifest) error {
 		return err
 	}
 	cw := &countWriter{w: w}
-	if err := newManifestEncoder(cw).Encode(c); err != nil {
-		return fmt.Errorf("%w: encode: %w", ErrInvalid, err)
+	if err := marshalTo(cw, c); err != nil {
+		return err
 	}
 	if cw.n > MaxSize {
 		return fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, cw.n, MaxSize)
@@ -81,10 +74,18 @@ func (w *countWriter) Write(p []byte) (int, error) {
 
 func marshal(m *Manifest) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := newManifestEncoder(&buf).Encode(m); err != nil {
-		return nil, fmt.Errorf("%w: encode: %w", ErrInvalid, err)
+	if err := marshalTo(&buf, m); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil // Encode ends the value with "\n"
+}
+
+// marshalTo writes m's encoding with the canonical settings to w.
+func marshalTo(w io.Writer, m *Manifest) error {
+	if err := newManifestEncoder(w).Encode(m); err != nil {
+		return fmt.Errorf("%w: encode: %w", ErrInvalid, err)
+	}
+	return nil
 }
 
 // newManifestEncoder is the canonical encoding's settings: no HTML
