@@ -57,18 +57,48 @@ type Dump struct {
 	Entries []DumpEntry
 	raw     []byte
 	fast    bool
+	// whole is the dump read whole, once for all its entries, when the
+	// fast path gives up on it: ReadDump's own reading when the dump is
+	// at most keepWholeDump bytes, else a second reading on first use.
+	whole wholeDump
+	// cur walks the dump's lines for its entries, which come in line
+	// order, so that placing every entry reads the dump once.
+	cur lineCursor
 }
+
+// keepWholeDump is the largest dump whose whole reading ReadDump keeps for
+// the checks of its entries, instead of reading it again when one is
+// checked. A larger one is read item by item (jsyaml.LoadItems), so that a
+// dump at the size limit of one-character items does not hold all their
+// values at once (issue 48); dsh's own dumps are about 16 KB.
+const keepWholeDump = 64 << 10
 
 // ReadDump is ParseDump, keeping the dump for the checks of its entries.
 func ReadDump(stdout []byte) (*Dump, error) {
 	if d, ok := parseDumpFast(stdout); ok {
 		return &Dump{Entries: d, raw: stdout, fast: true}, nil
 	}
-	d, err := parseDumpYAML(stdout)
-	if err != nil {
+	dp := &Dump{raw: stdout}
+	var root *jsyaml.Value
+	var err error
+	if len(stdout) <= keepWholeDump {
+		root, _, err = jsyaml.Load(stdout)
+		dp.whole = wholeDump{dump: stdout, read: true, root: root, err: err}
+		if err == nil && root != nil && root.Kind == jsyaml.List {
+			for _, item := range root.Items {
+				dp.Entries = appendDumpEntry(dp.Entries, item)
+			}
+		}
+	} else {
+		dp.whole = wholeDump{dump: stdout}
+		root, _, err = jsyaml.LoadItems(stdout, func(item *jsyaml.Value) {
+			dp.Entries = appendDumpEntry(dp.Entries, item)
+		})
+	}
+	if err := dumpRootError(root, err); err != nil {
 		return nil, err
 	}
-	return &Dump{Entries: d, raw: stdout}, nil
+	return dp, nil
 }
 
 // parseDumpYAML is ParseDump through a yaml.v3 node tree read as js-yaml
@@ -76,33 +106,48 @@ func ReadDump(stdout []byte) (*Dump, error) {
 func parseDumpYAML(stdout []byte) ([]DumpEntry, error) {
 	var out []DumpEntry
 	root, _, err := jsyaml.LoadItems(stdout, func(item *jsyaml.Value) {
-		if item.Kind != jsyaml.Map {
-			return
-		}
-		id, ok := item.Get("id").String()
-		if !ok {
-			return
-		}
-		e := DumpEntry{ID: id, Line: item.Line}
-		e.Name, _ = item.Get("name").String()
-		d := item.Get("disabled")
-		if b, decided := jsyaml.Truthy(d); decided {
-			e.Disabled = b
-		} else {
-			e.DisabledExpr = "!!js " + d.Str
-		}
-		out = append(out, e)
+		out = appendDumpEntry(out, item)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("read as %s: %w", jsyaml.Consumer, err)
-	}
-	if root == nil {
-		return nil, errors.New("no YAML document")
-	}
-	if root.Kind != jsyaml.List {
-		return nil, fmt.Errorf("dump root is %s, want a list", jsyaml.Describe(root))
+	if err := dumpRootError(root, err); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// appendDumpEntry appends the entry a root item is, if it is one: a
+// mapping whose id is a string.
+func appendDumpEntry(out []DumpEntry, item *jsyaml.Value) []DumpEntry {
+	if item.Kind != jsyaml.Map {
+		return out
+	}
+	id, ok := item.Get("id").String()
+	if !ok {
+		return out
+	}
+	e := DumpEntry{ID: id, Line: item.Line}
+	e.Name, _ = item.Get("name").String()
+	d := item.Get("disabled")
+	if b, decided := jsyaml.Truthy(d); decided {
+		e.Disabled = b
+	} else {
+		e.DisabledExpr = "!!js " + d.Str
+	}
+	return append(out, e)
+}
+
+// dumpRootError is the error of a dump that js-yaml refuses or whose
+// root is not a list.
+func dumpRootError(root *jsyaml.Value, err error) error {
+	if err != nil {
+		return fmt.Errorf("read as %s: %w", jsyaml.Consumer, err)
+	}
+	if root == nil {
+		return errors.New("no YAML document")
+	}
+	if root.Kind != jsyaml.List {
+		return fmt.Errorf("dump root is %s, want a list", jsyaml.Describe(root))
+	}
+	return nil
 }
 
 // DeriveT3 derives the T3 mount result (DSHIO/T 20 chapter 8). The command

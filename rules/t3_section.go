@@ -28,17 +28,21 @@ const DumpSectionPrefix = "# == "
 // of it holds the prefix's text.
 func DumpSection(dump []byte, line int) (label string, ok bool) {
 	_, fast := parseDumpFast(dump)
-	return dumpSection(dump, line, fast, &wholeDump{dump: dump})
+	return dumpSection(dump, line, fast, &wholeDump{dump: dump}, &lineCursor{})
 }
 
 // wholeDump is a dump read whole by jsyaml.Load, once, for the readings
-// of one entry of a dump the fast path gives up on (dumpSection and
-// dumpEntryValue each read it whole).
+// of the entries of a dump the fast path gives up on (dumpSection and
+// dumpEntryValue each read it whole), with whether a scalar of it holds
+// the section prefix's text, found once.
 type wholeDump struct {
 	dump []byte
 	read bool
 	root *jsyaml.Value
 	err  error
+
+	textRead    bool
+	sectionText bool
 }
 
 func (w *wholeDump) load() (*jsyaml.Value, error) {
@@ -49,30 +53,69 @@ func (w *wholeDump) load() (*jsyaml.Value, error) {
 	return w.root, w.err
 }
 
-// dumpSection is DumpSection for a dump the fast path accepts (fast) or
-// not (read whole by w).
-func dumpSection(dump []byte, line int, fast bool, w *wholeDump) (label string, ok bool) {
-	if !fast {
+// holdsSectionText reports whether the dump cannot be read whole or a
+// string, expression source or key of it holds the section prefix's text.
+func (w *wholeDump) holdsSectionText() bool {
+	if !w.textRead {
 		root, err := w.load()
-		if err != nil || holdsText(root, strings.TrimSpace(DumpSectionPrefix), map[*jsyaml.Value]bool{}) {
-			return "", false
-		}
+		w.sectionText = err != nil || holdsText(root, strings.TrimSpace(DumpSectionPrefix), map[*jsyaml.Value]bool{})
+		w.textRead = true
 	}
-	var last []byte
-	n := 0
-	for rest := dump; len(rest) > 0 && n+1 < line; {
-		n++
+	return w.sectionText
+}
+
+// lineCursor walks a dump's lines forward. The entries of a dump come in
+// line order, so the readings of all of them pass over the dump once
+// instead of once per entry from its start; a line before the cursor
+// starts it again from the first line.
+type lineCursor struct {
+	n     int    // lines passed
+	off   int    // offset of line n+1
+	label []byte // the text after DumpSectionPrefix of the last section line passed
+	ok    bool   // whether a section line was passed
+	short bool   // the last line passed has no line feed: the dump ends with it
+}
+
+// seek passes the lines before line, as far as the dump has them.
+func (c *lineCursor) seek(dump []byte, line int) {
+	if c.n+1 > line {
+		*c = lineCursor{}
+	}
+	for c.off < len(dump) && c.n+1 < line {
+		rest := dump[c.off:]
 		l := rest
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			l, rest = rest[:i], rest[i+1:]
+			l = rest[:i]
+			c.off += i + 1
 		} else {
-			rest = nil
+			c.off = len(dump)
+			c.short = true
 		}
+		c.n++
 		if s, found := bytes.CutPrefix(l, []byte(DumpSectionPrefix)); found {
-			last, ok = s, true
+			c.label, c.ok = s, true
 		}
 	}
-	return string(last), ok
+}
+
+// lineStart returns the offset where line starts, and false when the dump
+// has fewer lines (it has line-1 line feeds at least otherwise).
+func (c *lineCursor) lineStart(dump []byte, line int) (int, bool) {
+	c.seek(dump, line)
+	if c.n+1 < line || c.short {
+		return 0, false
+	}
+	return c.off, true
+}
+
+// dumpSection is DumpSection for a dump the fast path accepts (fast) or
+// not (read whole by w), its lines walked by c.
+func dumpSection(dump []byte, line int, fast bool, w *wholeDump, c *lineCursor) (label string, ok bool) {
+	if !fast && w.holdsSectionText() {
+		return "", false
+	}
+	c.seek(dump, line)
+	return string(c.label), c.ok
 }
 
 // holdsText reports whether any string, expression source or key of v
@@ -108,17 +151,17 @@ func DumpSectionOrigin(label string) string {
 // that is not a comment; any other dump is read whole.
 func DumpEntryValue(dump []byte, line int) (*jsyaml.Value, error) {
 	_, fast := parseDumpFast(dump)
-	return dumpEntryValue(dump, line, fast, &wholeDump{dump: dump})
+	return dumpEntryValue(dump, line, fast, &wholeDump{dump: dump}, &lineCursor{})
 }
 
 // dumpEntryValue is DumpEntryValue for a dump the fast path accepts
-// (fast) or not (read whole by w).
-func dumpEntryValue(dump []byte, line int, fast bool, w *wholeDump) (*jsyaml.Value, error) {
+// (fast) or not (read whole by w), its lines walked by c.
+func dumpEntryValue(dump []byte, line int, fast bool, w *wholeDump, c *lineCursor) (*jsyaml.Value, error) {
 	src := dump
 	var root *jsyaml.Value
 	var err error
 	if fast {
-		src = dumpItemLines(dump, line)
+		src = dumpItemLines(dump, line, c)
 		root, _, err = jsyaml.Load(src)
 	} else {
 		root, err = w.load()
@@ -145,16 +188,11 @@ func dumpEntryValue(dump []byte, line int, fast bool, w *wholeDump) (*jsyaml.Val
 
 // dumpItemLines cuts the root item starting at line out of a dump in the
 // block style: its first line and the lines after it up to the next one
-// at column 0 that is not a comment.
-func dumpItemLines(dump []byte, line int) []byte {
-	start, n := 0, 1
-	for n < line {
-		i := bytes.IndexByte(dump[start:], '\n')
-		if i < 0 {
-			return nil
-		}
-		start += i + 1
-		n++
+// at column 0 that is not a comment. c walks the lines before it.
+func dumpItemLines(dump []byte, line int, c *lineCursor) []byte {
+	start, ok := c.lineStart(dump, line)
+	if !ok {
+		return nil
 	}
 	end := start
 	for {
@@ -435,8 +473,7 @@ func describeValue(v *jsyaml.Value) string {
 func (dp *Dump) EntryPlacement(d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
 	dump, fast := dp.raw, dp.fast
 	var out []string
-	whole := &wholeDump{dump: dump}
-	label, ok := dumpSection(dump, d.Line, fast, whole)
+	label, ok := dumpSection(dump, d.Line, fast, &dp.whole, &dp.cur)
 	switch {
 	case !ok:
 		out = append(out, fmt.Sprintf("entry %q named %q at line %d of the dump stands under no %q section comment that can be told from the dump's text, so the plugin's own section %q is not shown", d.ID, d.Name, d.Line, strings.TrimSpace(DumpSectionPrefix), DumpSectionPrefix+pkg))
@@ -456,7 +493,7 @@ func (dp *Dump) EntryPlacement(d DumpEntry, pkg string, rows []*jsyaml.Value) []
 	if want == nil {
 		return out // not an entry of the patch: the caller's id check names it
 	}
-	got, err := dumpEntryValue(dump, d.Line, fast, whole)
+	got, err := dumpEntryValue(dump, d.Line, fast, &dp.whole, &dp.cur)
 	if err != nil {
 		return append(out, fmt.Sprintf("entry %q at line %d of the dump cannot be read on its own: %v", d.ID, d.Line, err))
 	}

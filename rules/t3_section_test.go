@@ -215,3 +215,66 @@ func TestPatchRowsAliasBomb(t *testing.T) {
 		t.Fatalf("took %s", el)
 	}
 }
+
+// TestEntryPlacementReadsTheDumpOnce: placing every entry of a dump reads
+// the dump once, not once per entry: the allocations per entry stay the
+// same for four times as many entries, in the block style dsh writes, in a
+// dump the fast path gives up on, and in one above keepWholeDump. Each
+// entry read the whole dump again before (and walked its lines from the
+// first), so an author could make verify's time grow with the square of
+// the dump.
+func TestEntryPlacementReadsTheDumpOnce(t *testing.T) {
+	build := func(n int, style string) (dump []byte, entries []DumpEntry, rows []*jsyaml.Value) {
+		var d, p strings.Builder
+		d.WriteString("# == p\n")
+		p.WriteString("- insert:\n")
+		for i := range n {
+			switch style {
+			case "block":
+				fmt.Fprintf(&d, "- id: e%d\n  name: p\n", i)
+			default: // quoted keys: the fast path gives up
+				fmt.Fprintf(&d, "- \"id\": e%d\n  \"name\": p\n  # %s\n", i, strings.Repeat("x", 60))
+			}
+			fmt.Fprintf(&p, "    - id: e%d\n      name: p\n", i)
+		}
+		rows, err := PatchRows([]byte(p.String()), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []byte(d.String()), nil, rows
+	}
+	perEntry := func(n int, style string) float64 {
+		dump, _, rows := build(n, style)
+		var findings int
+		allocs := testing.AllocsPerRun(1, func() {
+			dp, err := ReadDump(dump)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dp.fast != (style == "block") {
+				t.Fatalf("%s: fast path %v", style, dp.fast)
+			}
+			for _, e := range dp.Entries {
+				findings += len(dp.EntryPlacement(e, "p", rows))
+			}
+		})
+		if findings != 0 {
+			t.Fatalf("%s, %d entries: %d findings", style, n, findings)
+		}
+		return allocs / float64(n)
+	}
+	for _, tc := range []struct {
+		style string
+		n     int
+	}{{"block", 300}, {"quoted", 100}, {"quoted", 1000}} {
+		dump, _, _ := build(tc.n, tc.style)
+		if tc.n == 1000 && len(dump) <= keepWholeDump {
+			t.Fatalf("%d-byte dump is not above keepWholeDump", len(dump))
+		}
+		a, b := perEntry(tc.n, tc.style), perEntry(4*tc.n, tc.style)
+		t.Logf("%s: %d entries %.0f allocations each, %d entries %.0f", tc.style, tc.n, a, 4*tc.n, b)
+		if b > 1.5*a {
+			t.Errorf("%s: %.0f allocations per entry for %d entries, %.0f for %d: the dump is read again per entry", tc.style, b, 4*tc.n, a, tc.n)
+		}
+	}
+}
