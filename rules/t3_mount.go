@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -64,6 +65,11 @@ type Dump struct {
 	// cur walks the dump's lines for its entries, which come in line
 	// order, so that placing every entry reads the dump once.
 	cur lineCursor
+}
+
+// Reads reports whether dp is the reading of these bytes.
+func (dp *Dump) Reads(stdout []byte) bool {
+	return bytes.Equal(dp.raw, stdout)
 }
 
 // keepWholeDump is the largest dump whose whole reading ReadDump keeps for
@@ -171,12 +177,13 @@ func DeriveT3(entries []Entry, o Observation, lim Limits) StageResult {
 		reasons := []string{fmt.Sprintf("--dump-config exited 0 but its stdout is %d bytes, above the %d-byte dump size limit, so it is not parsed as a config tree", len(o.Stdout), max)}
 		return failed(T3, ConfigFailed, disagreementError(Observation{Stderr: o.Stderr}, reasons), reasons)
 	}
-	dump, err := ParseDump(o.Stdout)
+	dp, err := ReadDump(o.Stdout)
 	if err != nil {
 		reasons := []string{fmt.Sprintf("--dump-config exited 0 but its stdout is not a config tree: %v", err)}
 		// The dump is data, so only stderr may hold a line locating the cause.
 		return failed(T3, ConfigFailed, disagreementError(Observation{Stderr: o.Stderr}, reasons), reasons)
 	}
+	dump := dp.Entries
 	byID := map[string][]DumpEntry{}
 	for _, d := range dump {
 		byID[d.ID] = append(byID[d.ID], d)
@@ -198,9 +205,13 @@ func DeriveT3(entries []Entry, o Observation, lim Limits) StageResult {
 	}
 	if len(bad) > 0 {
 		// No output line locates this cause: the dump is a well-formed tree.
-		return failed(T3, InstallsButNotRegistered, boundLine(SyntheticPrefix+bad[0]), bad)
+		r := failed(T3, InstallsButNotRegistered, boundLine(SyntheticPrefix+bad[0]), bad)
+		r.Dump = dp
+		return r
 	}
-	return passed(T3, good)
+	r := passed(T3, good)
+	r.Dump = dp
+	return r
 }
 
 // entryMounted decides one insert entry against the dump items with its

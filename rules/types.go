@@ -93,6 +93,12 @@ type StageResult struct {
 	FirstError string
 	// Reasons lists, in words, each observation that decided the result.
 	Reasons []string
+	// Dump is T3's dump as the derivation read it (ReadDump), for the
+	// checks of the same dump (Dump.EntryPlacement), which need not read
+	// it again; nil for every other stage, and for a dump not read (the
+	// command failed or timed out, the dump is above the size limit or
+	// not a config tree). It is no part of the result.
+	Dump *Dump `json:"-"`
 }
 
 // SequenceResult is the derived outcome of one repetition of T1–T4.

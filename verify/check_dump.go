@@ -18,6 +18,7 @@ import (
 // another bundle's section shows that the plugin's own patch never
 // applied.
 func (vf *verification) checkDumpAgainstPatch() {
+	defer vf.dropDumps()
 	patch, ok := vf.trusted[vf.m.Static.Evidence[manifest.RolePatch]]
 	if !ok {
 		return
@@ -38,7 +39,8 @@ func (vf *verification) checkDumpAgainstPatch() {
 	for _, e := range entries {
 		ids[e.ID] = true
 	}
-	// Repetitions whose dumps are the same bytes share one reading.
+	// Repetitions whose dumps are the same bytes share one reading, the
+	// derivation's where it read them.
 	var read []byte
 	var dump *rules.Dump
 	var dumpErr error
@@ -53,7 +55,10 @@ func (vf *verification) checkDumpAgainstPatch() {
 			}
 			if dump == nil && dumpErr == nil || !bytes.Equal(out, read) {
 				read = out
-				dump, dumpErr = rules.ReadDump(out)
+				dump, dumpErr = vf.derivedDump(i, out), nil
+				if dump == nil {
+					dump, dumpErr = rules.ReadDump(out)
+				}
 			}
 			if dumpErr != nil {
 				continue
@@ -78,6 +83,31 @@ func (vf *verification) checkDumpAgainstPatch() {
 						"the T3 dump of repetition %d against the recorded patch: %s", i+1, why)
 				}
 			}
+		}
+	}
+}
+
+// derivedDump returns the derivation's reading of repetition i's T3 dump
+// when it read out.
+func (vf *verification) derivedDump(i int, out []byte) *rules.Dump {
+	if i >= len(vf.derived.Repetitions) {
+		return nil
+	}
+	for _, st := range vf.derived.Repetitions[i].Stages {
+		if st.Stage == rules.T3 && st.Dump != nil && st.Dump.Reads(out) {
+			return st.Dump
+		}
+	}
+	return nil
+}
+
+// dropDumps drops the derivation's readings of the T3 dumps once they are
+// checked, so that a large dump's tree read for the check does not stay
+// beside what follows.
+func (vf *verification) dropDumps() {
+	for i := range vf.derived.Repetitions {
+		for j := range vf.derived.Repetitions[i].Stages {
+			vf.derived.Repetitions[i].Stages[j].Dump = nil
 		}
 	}
 }
