@@ -3,6 +3,8 @@ package pkgsource
 import (
 	"archive/tar"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +46,13 @@ func TestTarballClaim(t *testing.T) {
 	tgz := buildTgz(t, entry{Name: "package/README.md", Body: "a"})
 	if _, _, _, _, err := TarballClaim(append(tgz, tgz...), 1<<20); !errors.Is(err, ErrBadTarball) {
 		t.Errorf("second gzip member: %v", err)
+	}
+	// One byte after the member is refused and named; none is read.
+	if _, _, _, _, err := TarballClaim(append(slices.Clip(tgz), 0), 1<<20); !errors.Is(err, ErrBadTarball) || !strings.Contains(err.Error(), "1 bytes follow the gzip member") {
+		t.Errorf("one trailing byte: %v", err)
+	}
+	if _, _, _, _, err := TarballClaim(tgz, 1<<20); err != nil {
+		t.Errorf("one member: %v", err)
 	}
 }
 

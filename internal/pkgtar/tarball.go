@@ -71,7 +71,10 @@ type Index struct {
 // selects the package-relative paths whose contents are returned.
 func Read(tgz []byte, lim Limits, want func(rel string) bool) (*Index, error) {
 	lim = lim.WithDefaults()
-	gz, err := gzip.NewReader(bytes.NewReader(tgz))
+	// br is read by the gzip reader as an io.ByteReader, so no further
+	// than the member's end: what it has left then follows the member.
+	br := bytes.NewReader(tgz)
+	gz, err := gzip.NewReader(br)
 	if err != nil {
 		return nil, fmt.Errorf("%w: not gzip: %v", ErrBadTarball, err)
 	}
@@ -168,7 +171,7 @@ func Read(tgz []byte, lim Limits, want func(rel string) bool) (*Index, error) {
 	if entries == 0 {
 		return nil, fmt.Errorf("%w: the tar stream holds no entry (npm refuses it as an unrecognised archive)", ErrBadTarball)
 	}
-	if n := trailingAfterMember(tgz); n > 0 {
+	if n := br.Len(); n > 0 {
 		return nil, fmt.Errorf("%w: %d bytes follow the gzip member (another member, or data readers treat differently)", ErrBadTarball, n)
 	}
 	sort.Strings(idx.Files)
@@ -181,21 +184,6 @@ func tarErr(c *limitedReader, err error) error {
 		return fmt.Errorf("%w: decompressed tarball is larger than the unpacked limit", ErrTooLarge)
 	}
 	return fmt.Errorf("%w: %v", ErrBadTarball, err)
-}
-
-// trailingAfterMember is the number of bytes of tgz after its first
-// gzip member.
-func trailingAfterMember(tgz []byte) int {
-	br := bytes.NewReader(tgz)
-	gz, err := gzip.NewReader(br)
-	if err != nil {
-		return 0
-	}
-	gz.Multistream(false)
-	if _, err := io.Copy(io.Discard, gz); err != nil {
-		return 0
-	}
-	return br.Len()
 }
 
 // sameTop refuses an entry whose first path component differs from the
