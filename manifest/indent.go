@@ -35,9 +35,9 @@ func (iw *indentWriter) Write(p []byte) (int, error) {
 	if iw.out == nil {
 		iw.out = make([]byte, 0, indentChunk+64)
 	}
-	for _, c := range p {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
 		if iw.inString {
-			iw.out = append(iw.out, c)
 			switch {
 			case iw.esc:
 				iw.esc = false
@@ -45,7 +45,23 @@ func (iw *indentWriter) Write(p []byte) (int, error) {
 				iw.esc = true
 			case c == '"':
 				iw.inString = false
+			default:
+				// The run of bytes up to the next quote or backslash is
+				// copied whole.
+				j := i + 1
+				for j < len(p) && j-i < indentChunk && p[j] != '"' && p[j] != '\\' {
+					j++
+				}
+				iw.out = append(iw.out, p[i:j]...)
+				i = j - 1
+				if len(iw.out) >= indentChunk {
+					if err := iw.flush(); err != nil {
+						return 0, err
+					}
+				}
+				continue
 			}
+			iw.out = append(iw.out, c)
 		} else {
 			if iw.open && c != '}' && c != ']' {
 				iw.open = false
