@@ -1,9 +1,9 @@
 package assemble
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dshaudit/dshaudit/manifest"
@@ -60,37 +60,72 @@ func FirstErrorIdentity(s string) string {
 	return s
 }
 
-// InformativeText is one informative text of a recorded result, by
-// manifest field name (static.report.clauses[0].title) and by JSON
-// Pointer into manifest.json (/static/report/clauses/0/title).
+// InformativeText is one informative text of a recorded result, by its
+// place: Field and Pointer name it (static.report.clauses[0].title,
+// /static/report/clauses/0/title), built only when asked for.
 type InformativeText struct {
-	Field, Pointer, Text string
+	InformativePlace
+	Text string
 }
 
-// StaticInformative lists every informative text of r, by manifest
-// field name, in report order.
+// InformativePlace is where an informative text of a T0 report stands:
+// Clause is the clause's index (-1 for the report's own texts), Part the
+// field's name, and Item the index in a list field (-1 for one text).
+type InformativePlace struct {
+	Clause int
+	Part   string
+	Item   int
+}
+
+// Field is the manifest field name of the place.
+func (p InformativePlace) Field() string {
+	s := "static.report"
+	if p.Clause >= 0 {
+		s += ".clauses[" + strconv.Itoa(p.Clause) + "]"
+	}
+	s += "." + p.Part
+	if p.Item >= 0 {
+		s += "[" + strconv.Itoa(p.Item) + "]"
+	}
+	return s
+}
+
+// Pointer is the JSON Pointer of the place into manifest.json.
+func (p InformativePlace) Pointer() string {
+	s := "/static/report"
+	if p.Clause >= 0 {
+		s += "/clauses/" + strconv.Itoa(p.Clause)
+	}
+	s += "/" + p.Part
+	if p.Item >= 0 {
+		s += "/" + strconv.Itoa(p.Item)
+	}
+	return s
+}
+
+// StaticInformative lists every informative text of r, by place, in
+// report order.
 func StaticInformative(r manifest.StaticReport) []InformativeText {
 	var t []InformativeText
-	add := func(field, ptr, s string) {
+	add := func(clause int, part string, item int, s string) {
 		if s != "" {
-			t = append(t, InformativeText{field, ptr, s})
+			t = append(t, InformativeText{InformativePlace{clause, part, item}, s})
 		}
 	}
-	addList := func(field, ptr string, l []string) {
+	addList := func(clause int, part string, l []string) {
 		for i, s := range l {
-			add(fmt.Sprintf("%s[%d]", field, i), fmt.Sprintf("%s/%d", ptr, i), s)
+			add(clause, part, i, s)
 		}
 	}
-	add("static.report.reason", "/static/report/reason", r.Reason)
-	addList("static.report.warnings", "/static/report/warnings", r.Warnings)
+	add(-1, "reason", -1, r.Reason)
+	addList(-1, "warnings", r.Warnings)
 	for i, c := range r.Clauses {
-		f, p := fmt.Sprintf("static.report.clauses[%d]", i), fmt.Sprintf("/static/report/clauses/%d", i)
-		add(f+".title", p+"/title", c.Title)
-		add(f+".observed", p+"/observed", c.Observed)
-		add(f+".message", p+"/message", c.Message)
-		addList(f+".questions", p+"/questions", c.Questions)
-		addList(f+".material", p+"/material", c.Material)
-		addList(f+".warnings", p+"/warnings", c.Warnings)
+		add(i, "title", -1, c.Title)
+		add(i, "observed", -1, c.Observed)
+		add(i, "message", -1, c.Message)
+		addList(i, "questions", c.Questions)
+		addList(i, "material", c.Material)
+		addList(i, "warnings", c.Warnings)
 	}
 	return t
 }

@@ -73,3 +73,21 @@ func TestAdoptInformative(t *testing.T) {
 		t.Error("a report whose normative part differs is adopted")
 	}
 }
+
+// TestInformativePlaceNames: each place is named as the manifest's field
+// and JSON Pointer name it.
+func TestInformativePlaceNames(t *testing.T) {
+	for _, tc := range []struct {
+		p            InformativePlace
+		field, point string
+	}{
+		{InformativePlace{-1, "reason", -1}, "static.report.reason", "/static/report/reason"},
+		{InformativePlace{-1, "warnings", 2}, "static.report.warnings[2]", "/static/report/warnings/2"},
+		{InformativePlace{0, "title", -1}, "static.report.clauses[0].title", "/static/report/clauses/0/title"},
+		{InformativePlace{11, "material", 3}, "static.report.clauses[11].material[3]", "/static/report/clauses/11/material/3"},
+	} {
+		if f, p := tc.p.Field(), tc.p.Pointer(); f != tc.field || p != tc.point {
+			t.Errorf("%+v: %q %q, want %q %q", tc.p, f, p, tc.field, tc.point)
+		}
+	}
+}

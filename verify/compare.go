@@ -178,13 +178,13 @@ func (vf *verification) compareStatic(mismatch func(field, clause, format string
 			}
 		}
 	}
-	ours := map[string]string{}
+	ours := map[assemble.InformativePlace]string{}
 	for _, t := range assemble.StaticInformative(aligned) {
-		ours[t.Field] = t.Text
+		ours[t.InformativePlace] = t.Text
 	}
 	for _, t := range assemble.StaticInformative(cw) {
-		if ours[t.Field] != t.Text {
-			vf.writerInformative(t.Field, t.Pointer, t.Text)
+		if ours[t.InformativePlace] != t.Text {
+			vf.writerInformative(t.Field(), t.Pointer(), t.Text)
 		}
 	}
 }
