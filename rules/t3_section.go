@@ -207,6 +207,21 @@ func dumpItemLines(dump []byte, line int, c *lineCursor) []byte {
 	}
 }
 
+// RowsByID is PatchRows' rows by their id, the last row of an id where
+// several have it, for the checks of many dump entries against them; a
+// row whose id is not a string stands under "".
+type RowsByID map[string]*jsyaml.Value
+
+// IndexRows returns rows by their id.
+func IndexRows(rows []*jsyaml.Value) RowsByID {
+	by := make(RowsByID, len(rows))
+	for _, r := range rows {
+		id, _ := r.Get("id").String()
+		by[id] = r
+	}
+	return by
+}
+
 // PatchRows returns the root rows a plugin's patch appends to the
 // composed tree, as dsh's patch algorithm (cordis-plugin-include 1.0.6
 // lib/index.js, applyEntryPatches) leaves them after the patch's own
@@ -470,7 +485,7 @@ func describeValue(v *jsyaml.Value) string {
 // as js-yaml reads both, the row the recorded patch gives that id
 // (PatchRows). It returns one sentence per broken relation, each naming
 // both sides. SPEC.md "What the verifier cross-checks".
-func (dp *Dump) EntryPlacement(d DumpEntry, pkg string, rows []*jsyaml.Value) []string {
+func (dp *Dump) EntryPlacement(d DumpEntry, pkg string, rows RowsByID) []string {
 	dump, fast := dp.raw, dp.fast
 	var out []string
 	label, ok := dumpSection(dump, d.Line, fast, &dp.whole, &dp.cur)
@@ -484,12 +499,7 @@ func (dp *Dump) EntryPlacement(d DumpEntry, pkg string, rows []*jsyaml.Value) []
 		}
 		out = append(out, fmt.Sprintf("entry %q named %q at line %d of the dump stands in section %q, not in the plugin's own section %q: %s", d.ID, d.Name, d.Line, DumpSectionPrefix+label, DumpSectionPrefix+pkg, why))
 	}
-	var want *jsyaml.Value
-	for _, r := range rows {
-		if id, _ := r.Get("id").String(); id == d.ID {
-			want = r
-		}
-	}
+	want := rows[d.ID]
 	if want == nil {
 		return out // not an entry of the patch: the caller's id check names it
 	}

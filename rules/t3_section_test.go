@@ -42,21 +42,21 @@ func TestEntryPlacementRealEvidence(t *testing.T) {
 				continue
 			}
 			n++
-			if why := readDump(t, dump).EntryPlacement(d, pkg, rows); len(why) != 0 {
+			if why := readDump(t, dump).EntryPlacement(d, pkg, IndexRows(rows)); len(why) != 0 {
 				t.Errorf("%s: a real dump breaks the relation: %v", c, why)
 			}
 			moved := strings.Replace(string(dump), "# == "+pkg+"\n", "", 1)
 			md := entryByID(t, []byte(moved), d.ID)
-			why := readDump(t, []byte(moved)).EntryPlacement(md, pkg, rows)
+			why := readDump(t, []byte(moved)).EntryPlacement(md, pkg, IndexRows(rows))
 			if len(why) != 1 || !strings.Contains(why[0], `"# == @deepseek-ai/dsh-web-app"`) || !strings.Contains(why[0], `"# == `+pkg+`"`) {
 				t.Errorf("%s: entry moved into dsh-web-app's section: %q", c, why)
 			}
 			patched := strings.Replace(string(dump), "# == "+pkg+"\n", "# == "+pkg+", patched by /dsh-home/cordis.patch.yml\n", 1)
-			if why := readDump(t, []byte(patched)).EntryPlacement(d, pkg, rows); len(why) != 1 || !strings.Contains(why[0], "later layer") {
+			if why := readDump(t, []byte(patched)).EntryPlacement(d, pkg, IndexRows(rows)); len(why) != 1 || !strings.Contains(why[0], "later layer") {
 				t.Errorf("%s: section patched by a later layer: %q", c, why)
 			}
 			extra := string(dump) + "  config:\n    port: 8080\n"
-			why = readDump(t, []byte(extra)).EntryPlacement(entryByID(t, []byte(extra), d.ID), pkg, rows)
+			why = readDump(t, []byte(extra)).EntryPlacement(entryByID(t, []byte(extra), d.ID), pkg, IndexRows(rows))
 			if len(why) != 1 || !strings.Contains(why[0], "config: a mapping of 1 keys against absent") {
 				t.Errorf("%s: dump entry with a field the patch lacks: %q", c, why)
 			}
@@ -246,6 +246,7 @@ func TestEntryPlacementReadsTheDumpOnce(t *testing.T) {
 	perEntry := func(n int, style string) float64 {
 		dump, _, rows := build(n, style)
 		var findings int
+		byID := IndexRows(rows)
 		allocs := testing.AllocsPerRun(1, func() {
 			dp, err := ReadDump(dump)
 			if err != nil {
@@ -255,7 +256,7 @@ func TestEntryPlacementReadsTheDumpOnce(t *testing.T) {
 				t.Fatalf("%s: fast path %v", style, dp.fast)
 			}
 			for _, e := range dp.Entries {
-				findings += len(dp.EntryPlacement(e, "p", rows))
+				findings += len(dp.EntryPlacement(e, "p", byID))
 			}
 		})
 		if findings != 0 {

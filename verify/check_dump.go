@@ -30,7 +30,8 @@ func (vf *verification) checkDumpAgainstPatch() {
 	}
 	// PatchRows reads the patch as InsertEntries did; it fails only on
 	// insert entries that expand beyond what it copies.
-	rows, rowsErr := rules.PatchRows(patch, vf.lim)
+	patchRows, rowsErr := rules.PatchRows(patch, vf.lim)
+	rows := rules.IndexRows(patchRows)
 	maxDump := vf.lim.MaxDumpSize
 	if maxDump <= 0 {
 		maxDump = rules.DefaultLimits().MaxDumpSize
