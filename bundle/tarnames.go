@@ -133,7 +133,7 @@ func checkUstarBlock(b []byte, name string) error {
 		return fmt.Errorf("%w: %q: a base-256 size", ErrUnsupportedHeader, name)
 	}
 	for _, f := range [][]byte{b[ustarName : ustarName+ustarNameLen], b[ustarPrefix : ustarPrefix+ustarPrefLen]} {
-		if i := bytes.IndexByte(f, 0); i >= 0 && bytes.IndexFunc(f[i:], func(r rune) bool { return r != 0 }) >= 0 {
+		if i := bytes.IndexByte(f, 0); i >= 0 && !allZero(f[i:]) {
 			return fmt.Errorf("%w: %q: a name field holds bytes after its NUL terminator", ErrNameAmbiguous, name)
 		}
 	}
@@ -141,6 +141,16 @@ func checkUstarBlock(b []byte, name string) error {
 		return fmt.Errorf("%w: %q: typeflag %q, want '0'", ErrUnsupportedHeader, name, b[ustarType])
 	}
 	return nil
+}
+
+// allZero reports whether every byte of b is NUL.
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // ustarPath is the name a ustar reader makes of a block: prefix "/" name,

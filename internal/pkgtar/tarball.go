@@ -15,6 +15,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Limits bounds what Read accepts and allocates; a zero field takes its
@@ -52,6 +53,21 @@ func (l Limits) WithDefaults() Limits {
 	return l
 }
 
+// gzipReaders holds gzip readers between tarballs: each holds a 32 KiB
+// window and its decoding tables, which a verification of many bundles
+// otherwise allocates and clears once per bundle.
+var gzipReaders sync.Pool
+
+// newGzipReader returns a gzip reader of r, from gzipReaders when one is
+// there; it returns the reader, to be put back, even when r's header is
+// refused.
+func newGzipReader(r *bytes.Reader) (*gzip.Reader, error) {
+	if gz, ok := gzipReaders.Get().(*gzip.Reader); ok {
+		return gz, gz.Reset(r)
+	}
+	return gzip.NewReader(r)
+}
+
 // Index is what one pass over a package tarball found.
 type Index struct {
 	// Files are the regular files' paths relative to the package root
@@ -74,7 +90,10 @@ func Read(tgz []byte, lim Limits, want func(rel string) bool) (*Index, error) {
 	// br is read by the gzip reader as an io.ByteReader, so no further
 	// than the member's end: what it has left then follows the member.
 	br := bytes.NewReader(tgz)
-	gz, err := gzip.NewReader(br)
+	gz, err := newGzipReader(br)
+	if gz != nil {
+		defer gzipReaders.Put(gz)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: not gzip: %v", ErrBadTarball, err)
 	}
