@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,6 +154,14 @@ func (vf *verification) checkRebuild() {
 	// The writer's informative texts are inputs: adopted wherever the
 	// normative values agree (SPEC.md "Normative and informative values").
 	assemble.AdoptInformative(rebuilt, vf.m)
+	// Equal manifests encode alike, and the signed bytes are m's
+	// canonical encoding (manifest.Decode accepted nothing else), so a
+	// rebuilt manifest equal to m, every field, rebuilds the signed bytes
+	// without being encoded. Where they are not equal (a nil list beside
+	// an empty one encodes alike), the encodings decide.
+	if reflect.DeepEqual(rebuilt, vf.m) {
+		return
+	}
 	// The rebuilt encoding is hashed as it is written, not held: the
 	// signed manifest's bytes are no longer held either (readManifest).
 	h := sha256.New()
