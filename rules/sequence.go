@@ -1,8 +1,10 @@
 package rules
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"reflect"
 	"slices"
 	"time"
@@ -42,9 +44,15 @@ func DeriveRepetitions(sub Subject, entries []Entry, reps [][]*Observation, wind
 	return results, errs
 }
 
-// stageMemo holds the stage results derived so far, with their inputs.
+// stageMemo holds the stage results derived so far, with their inputs,
+// indexed by a hash of the stage and its observation: an observation is
+// compared (sameObservation) only with those of the same hash, not with
+// every earlier one. An author controls the number of repetitions and
+// how alike their outputs are, so comparing with each earlier one cost
+// repetitions² comparisons, each over a whole output (issue 48).
 type stageMemo struct {
-	seen []memoEntry
+	seed maphash.Seed
+	seen map[uint64][]memoEntry
 }
 
 type memoEntry struct {
@@ -57,14 +65,36 @@ func (m *stageMemo) derive(s Stage, sub Subject, entries []Entry, o Observation,
 	if m == nil {
 		return deriveStage(s, sub, entries, o, window, lim)
 	}
-	for _, e := range m.seen {
+	if m.seen == nil {
+		m.seed, m.seen = maphash.MakeSeed(), map[uint64][]memoEntry{}
+	}
+	k := m.key(s, o)
+	for _, e := range m.seen[k] {
 		if e.s == s && sameObservation(e.o, o) {
 			return cloneResult(e.res)
 		}
 	}
 	r := deriveStage(s, sub, entries, o, window, lim)
-	m.seen = append(m.seen, memoEntry{s, o, r})
+	m.seen[k] = append(m.seen[k], memoEntry{s, o, r})
 	return r
+}
+
+// key hashes the stage and the observation's outputs and exit; equal
+// observations hash alike, and sameObservation decides among those that
+// do (a field it compares and key leaves out only adds candidates).
+func (m *stageMemo) key(s Stage, o Observation) uint64 {
+	var h maphash.Hash
+	h.SetSeed(m.seed)
+	h.WriteString(string(s))
+	var n [8]byte
+	for _, b := range [][]byte{o.Stdout, o.Stderr, o.Merged, o.ProfilePackageJSON} {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	binary.LittleEndian.PutUint64(n[:], uint64(o.ExitCode))
+	h.Write(n[:])
+	return h.Sum64()
 }
 
 // sameObservation compares every field, those added later included

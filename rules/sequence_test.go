@@ -2,7 +2,9 @@ package rules
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -188,5 +190,44 @@ func TestDeriveRepetitionsEqualsSequence(t *testing.T) {
 	got[1].Stages[2].Reasons[0] = "x"
 	if got[0].Stages[2].Reasons[0] == "x" {
 		t.Error("repetitions share a reasons slice")
+	}
+}
+
+// A memo of R repetitions whose observations all differ looks each one
+// up once, not against every earlier one: an author controls R (up to
+// the bundle's entry limit) and how alike the outputs are (equal length,
+// differing in the last byte), so comparing each stage's observation
+// with every earlier one was R²/2 comparisons over the whole output
+// (issue 48). Allocations per repetition stay flat from R to 4R.
+func TestDeriveRepetitionsComparesEachOnce(t *testing.T) {
+	build := func(r int) [][]*Observation {
+		reps := make([][]*Observation, r)
+		for i := range reps {
+			o := obs(T1, 1, fmt.Sprintf("%s %08d\n", strings.Repeat("x", 2000), i), "")
+			reps[i] = []*Observation{&o}
+		}
+		return reps
+	}
+	perRep := func(r int) float64 {
+		reps := build(r)
+		var failed int
+		allocs := testing.AllocsPerRun(1, func() {
+			res, _ := DeriveRepetitions(helloSub, helloEntries, reps, 0, Limits{})
+			failed = 0
+			for _, s := range res {
+				if s.Stages[0].Status == StageFailed {
+					failed++
+				}
+			}
+		})
+		if failed != r {
+			t.Fatalf("%d repetitions, %d with T1 failed", r, failed)
+		}
+		return allocs / float64(r)
+	}
+	a, b := perRep(200), perRep(800)
+	t.Logf("200 repetitions: %.0f allocations each; 800: %.0f", a, b)
+	if b > 1.5*a {
+		t.Errorf("%.0f allocations per repetition for 800 repetitions, %.0f for 200: each observation is compared with every earlier one", b, a)
 	}
 }
