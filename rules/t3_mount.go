@@ -192,8 +192,21 @@ func DeriveT3(entries []Entry, o Observation, lim Limits) StageResult {
 	if len(entries) == 0 {
 		bad = append(bad, "the patch declares no insert entry, so nothing of the plugin can reach the config tree")
 	}
+	// Each distinct entry is looked up once: a patch can repeat one id as
+	// often as its size admits and the dump hold as many roots of it, and
+	// the reason then lists the dump's every line of it (issue 48).
+	type mount struct {
+		ok  bool
+		why string
+	}
+	mounted := map[Entry]mount{}
 	for i, e := range entries {
-		ok, why := entryMounted(e, byID[e.ID])
+		m, seen := mounted[e]
+		if !seen {
+			m.ok, m.why = entryMounted(e, byID[e.ID])
+			mounted[e] = m
+		}
+		ok, why := m.ok, m.why
 		if ok {
 			good = append(good, why)
 		} else {
