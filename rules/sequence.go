@@ -49,10 +49,14 @@ func DeriveRepetitions(sub Subject, entries []Entry, reps [][]*Observation, wind
 // compared (sameObservation) only with those of the same hash, not with
 // every earlier one. An author controls the number of repetitions and
 // how alike their outputs are, so comparing with each earlier one cost
-// repetitions² comparisons, each over a whole output (issue 48).
+// repetitions² comparisons, each over a whole output (issue 48). Each
+// output is hashed once however many stages refer to it (sums, by its
+// bytes' address and length): a manifest can name one evidence file in
+// every repetition.
 type stageMemo struct {
 	seed maphash.Seed
 	seen map[uint64][]memoEntry
+	sums map[outputID]uint64
 }
 
 type memoEntry struct {
@@ -61,12 +65,18 @@ type memoEntry struct {
 	res StageResult
 }
 
+// outputID names an output's bytes by where they are.
+type outputID struct {
+	p *byte
+	n int
+}
+
 func (m *stageMemo) derive(s Stage, sub Subject, entries []Entry, o Observation, window time.Duration, lim Limits) StageResult {
 	if m == nil {
 		return deriveStage(s, sub, entries, o, window, lim)
 	}
 	if m.seen == nil {
-		m.seed, m.seen = maphash.MakeSeed(), map[uint64][]memoEntry{}
+		m.seed, m.seen, m.sums = maphash.MakeSeed(), map[uint64][]memoEntry{}, map[outputID]uint64{}
 	}
 	k := m.key(s, o)
 	for _, e := range m.seen[k] {
@@ -79,22 +89,26 @@ func (m *stageMemo) derive(s Stage, sub Subject, entries []Entry, o Observation,
 	return r
 }
 
-// key hashes the stage and the observation's outputs and exit; equal
-// observations hash alike, and sameObservation decides among those that
-// do (a field it compares and key leaves out only adds candidates).
+// key hashes the stage, the exit code and the sums of the observation's
+// outputs; equal observations hash alike, and sameObservation decides
+// among those that do (a field it compares and key leaves out only adds
+// candidates, and a sum kept for bytes since changed only a miss).
 func (m *stageMemo) key(s Stage, o Observation) uint64 {
-	var h maphash.Hash
-	h.SetSeed(m.seed)
-	h.WriteString(string(s))
-	var n [8]byte
-	for _, b := range [][]byte{o.Stdout, o.Stderr, o.Merged, o.ProfilePackageJSON} {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
-		h.Write(n[:])
-		h.Write(b)
+	var b [8 * 5]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(o.ExitCode))
+	for i, out := range [][]byte{o.Stdout, o.Stderr, o.Merged, o.ProfilePackageJSON} {
+		id := outputID{n: len(out)}
+		if len(out) > 0 {
+			id.p = &out[0]
+		}
+		sum, ok := m.sums[id]
+		if !ok {
+			sum = maphash.Bytes(m.seed, out)
+			m.sums[id] = sum
+		}
+		binary.LittleEndian.PutUint64(b[8*(i+1):], sum)
 	}
-	binary.LittleEndian.PutUint64(n[:], uint64(o.ExitCode))
-	h.Write(n[:])
-	return h.Sum64()
+	return maphash.Bytes(m.seed, append([]byte(s), b[:]...))
 }
 
 // sameObservation compares every field, those added later included
