@@ -14,12 +14,18 @@ import (
 // trusted to untrusted, so no line rule reads them and no verdict that
 // depends on them is derived.
 func (vf *verification) checkStreams() {
+	// The files of stages found tied already: a manifest can name the
+	// same three in every repetition, and each is compared once (issue 48).
+	tied := map[[3]string]bool{}
 	for i, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			if st.ExitCode == nil {
 				continue
 			}
-			paths := []string{st.Evidence[manifest.RoleStdout], st.Evidence[manifest.RoleStderr], st.Evidence[manifest.RoleMerged]}
+			paths := [3]string{st.Evidence[manifest.RoleStdout], st.Evidence[manifest.RoleStderr], st.Evidence[manifest.RoleMerged]}
+			if tied[paths] {
+				continue
+			}
 			var bs [3][]byte
 			ok := true
 			for k, p := range paths {
@@ -39,7 +45,9 @@ func (vf *verification) checkStreams() {
 					delete(vf.trusted, p)
 					vf.untrusted[p] = true
 				}
+				continue
 			}
+			tied[paths] = true
 		}
 	}
 }
