@@ -136,11 +136,18 @@ func (vf *verification) checkStreamReadings() {
 		alone[p] = b
 	}
 	changed := false
+	// Files that several stages name are compared once (issue 48).
+	done := map[[3]string]bool{}
 	for _, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			if st.ExitCode == nil {
 				continue
 			}
+			key := [3]string{st.Evidence[manifest.RoleStdout], st.Evidence[manifest.RoleStderr], st.Evidence[manifest.RoleMerged]}
+			if done[key] {
+				continue
+			}
+			done[key] = true
 			out, ok1 := vf.trusted[st.Evidence[manifest.RoleStdout]]
 			errOut, ok2 := vf.trusted[st.Evidence[manifest.RoleStderr]]
 			merged, ok3 := vf.trusted[st.Evidence[manifest.RoleMerged]]
