@@ -227,6 +227,12 @@ func DeriveT3(entries []Entry, o Observation, lim Limits) StageResult {
 	return r
 }
 
+// maxListedLines bounds the dump lines a reason names: every insert
+// entry of an id gets the reason, and a patch and a dump can each repeat
+// one id as often as their size limits admit, so listing them all held
+// the list once per entry (about 1 GiB at the limits, issue 48).
+const maxListedLines = 16
+
 // entryMounted decides one insert entry against the dump items with its
 // id: exactly one, with the package's name, and in effect (not disabled
 // by JavaScript's truthiness, not a !!js expression). Several items with
@@ -240,11 +246,15 @@ func entryMounted(e Entry, items []DumpEntry) (bool, string) {
 		return false, fmt.Sprintf("no root entry with id %q in the dump", e.ID)
 	case 1:
 	default:
-		lines := make([]string, len(items))
-		for i, d := range items {
-			lines[i] = strconv.Itoa(d.Line)
+		lines := make([]string, 0, min(len(items), maxListedLines))
+		for _, d := range items[:min(len(items), maxListedLines)] {
+			lines = append(lines, strconv.Itoa(d.Line))
 		}
-		return false, fmt.Sprintf("the dump has %d root entries with id %q (lines %s); they conflict, since the dump does not say which one dsh's loader keeps", len(items), e.ID, strings.Join(lines, ", "))
+		listed := strings.Join(lines, ", ")
+		if len(items) > maxListedLines {
+			listed += fmt.Sprintf(" and %d more", len(items)-maxListedLines)
+		}
+		return false, fmt.Sprintf("the dump has %d root entries with id %q (lines %s); they conflict, since the dump does not say which one dsh's loader keeps", len(items), e.ID, listed)
 	}
 	d := items[0]
 	switch {

@@ -261,18 +261,28 @@ func TestDeriveT3ListsDuplicateRootsOnce(t *testing.T) {
 		}
 		return entries, obs(T3, 0, d.String(), "")
 	}
-	perEntry := func(n int) float64 {
+	perEntry := func(n int) (allocs, size float64) {
 		entries, o := build(n)
 		var r StageResult
-		allocs := testing.AllocsPerRun(1, func() { r = DeriveT3(entries, o, Limits{}) })
-		if r.Status != StageFailed || len(r.Reasons) != n || !strings.Contains(r.Reasons[n-1], fmt.Sprintf("the dump has %d root entries with id \"a\"", n)) {
+		allocs = testing.AllocsPerRun(1, func() { r = DeriveT3(entries, o, Limits{}) })
+		if r.Status != StageFailed || len(r.Reasons) != n || !strings.Contains(r.Reasons[n-1], fmt.Sprintf("the dump has %d root entries with id \"a\" (lines 1, 3, 5, ", n)) ||
+			!strings.Contains(r.Reasons[n-1], fmt.Sprintf(" and %d more)", n-maxListedLines)) {
 			t.Fatalf("%d entries: %s, %d reasons, the last %.200q", n, r.Status, len(r.Reasons), r.Reasons[len(r.Reasons)-1])
 		}
-		return allocs / float64(n)
+		for _, why := range r.Reasons {
+			size += float64(len(why))
+		}
+		return allocs / float64(n), size / float64(n)
 	}
-	a, b := perEntry(250), perEntry(1000)
-	t.Logf("250 entries: %.1f allocations each; 1000: %.1f", a, b)
+	a, as := perEntry(250)
+	b, bs := perEntry(1000)
+	t.Logf("250 entries: %.1f allocations and %.0f bytes of reasons each; 1000: %.1f and %.0f", a, as, b, bs)
 	if b > 1.5*a {
 		t.Errorf("%.1f allocations per entry for 1000 entries, %.1f for 250: the duplicate roots are listed again per entry", b, a)
+	}
+	// Each reason names at most maxListedLines lines, so the reasons
+	// held do not grow with the square of the entries.
+	if bs > 1.5*as {
+		t.Errorf("%.0f bytes of reasons per entry for 1000 entries, %.0f for 250: each reason lists every duplicate root", bs, as)
 	}
 }
