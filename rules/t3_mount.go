@@ -84,31 +84,28 @@ func ReadDump(stdout []byte) (*Dump, error) {
 	if d, ok := parseDumpFast(stdout); ok {
 		return &Dump{Entries: d, raw: stdout, fast: true}, nil
 	}
-	dp := &Dump{raw: stdout}
-	var root *jsyaml.Value
-	var err error
-	if len(stdout) <= keepWholeDump {
-		root, _, err = jsyaml.Load(stdout)
-		dp.whole = wholeDump{dump: stdout, read: true, root: root, err: err}
-		if err == nil && root != nil && root.Kind == jsyaml.List {
-			for _, item := range root.Items {
-				dp.Entries = appendDumpEntry(dp.Entries, item)
-			}
+	if len(stdout) > keepWholeDump {
+		entries, err := parseDumpYAML(stdout)
+		if err != nil {
+			return nil, err
 		}
-	} else {
-		dp.whole = wholeDump{dump: stdout}
-		root, _, err = jsyaml.LoadItems(stdout, func(item *jsyaml.Value) {
-			dp.Entries = appendDumpEntry(dp.Entries, item)
-		})
+		return &Dump{Entries: entries, raw: stdout, whole: wholeDump{dump: stdout}}, nil
 	}
+	root, _, err := jsyaml.Load(stdout)
 	if err := dumpRootError(root, err); err != nil {
 		return nil, err
+	}
+	dp := &Dump{raw: stdout, whole: wholeDump{dump: stdout, read: true, root: root}}
+	for _, item := range root.Items {
+		dp.Entries = appendDumpEntry(dp.Entries, item)
 	}
 	return dp, nil
 }
 
 // parseDumpYAML is ParseDump through a yaml.v3 node tree read as js-yaml
-// builds it: the reference the fast path is tested against.
+// builds it, item by item: ReadDump's reading of a dump above
+// keepWholeDump that the fast path gives up on, and the reference the
+// fast path is tested against.
 func parseDumpYAML(stdout []byte) ([]DumpEntry, error) {
 	var out []DumpEntry
 	root, _, err := jsyaml.LoadItems(stdout, func(item *jsyaml.Value) {
