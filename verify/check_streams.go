@@ -8,6 +8,12 @@ import (
 	"github.com/dshaudit/dshaudit/rules"
 )
 
+// streamFiles are the paths of a stage's stdout, stderr and merged
+// stream, the three files a stage's streams are tied by.
+func streamFiles(st manifest.Stage) [3]string {
+	return [3]string{st.Evidence[manifest.RoleStdout], st.Evidence[manifest.RoleStderr], st.Evidence[manifest.RoleMerged]}
+}
+
 // checkStreams ties each executed stage's three streams together: merged
 // must be an interleaving of stdout and stderr (SPEC.md "Streams"). A
 // stage whose streams are not tied has all three files moved from
@@ -22,7 +28,7 @@ func (vf *verification) checkStreams() {
 			if st.ExitCode == nil {
 				continue
 			}
-			paths := [3]string{st.Evidence[manifest.RoleStdout], st.Evidence[manifest.RoleStderr], st.Evidence[manifest.RoleMerged]}
+			paths := streamFiles(st)
 			if tied[paths] {
 				continue
 			}
@@ -143,7 +149,7 @@ func (vf *verification) checkStreamReadings() {
 			if st.ExitCode == nil {
 				continue
 			}
-			key := [3]string{st.Evidence[manifest.RoleStdout], st.Evidence[manifest.RoleStderr], st.Evidence[manifest.RoleMerged]}
+			key := streamFiles(st)
 			if done[key] {
 				continue
 			}
