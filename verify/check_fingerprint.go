@@ -74,9 +74,6 @@ func (vf *verification) checkFingerprint() *rules.Fingerprint {
 			bad("fingerprint", "DSHIO/T 21 5.2", "%s is %q in the fingerprint but the image printed %q (%s)", role, observed[role], got, p)
 		}
 	}
-	// A file that several stages name is searched once (issue 48).
-	type found struct{ pnpm, node, dsh []string }
-	byPath := map[string]*found{}
 	for i, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			for _, role := range []string{manifest.RoleStdout, manifest.RoleStderr} {
@@ -84,23 +81,18 @@ func (vf *verification) checkFingerprint() *rules.Fingerprint {
 				if !ok {
 					continue
 				}
-				f := byPath[st.Evidence[role]]
-				if f == nil {
-					f = &found{printed(b, pnpmPrinted), printed(b, nodePrinted), printed(b, dshPrinted)}
-					byPath[st.Evidence[role]] = f
-				}
 				field := repField(i+1, st.Stage, "evidence", role)
-				for _, v := range f.pnpm {
+				for _, v := range printed(b, pnpmPrinted) {
 					if v != fp.PNPM {
 						bad("fingerprint", "DSHIO/T 21 5.2", "pnpm=%s, but %s (%s) shows pnpm %s running", fp.PNPM, field, st.Evidence[role], v)
 					}
 				}
-				for _, v := range f.node {
+				for _, v := range printed(b, nodePrinted) {
 					if v != fp.Node {
 						bad("fingerprint", "DSHIO/T 21 5.2", "node=%s, but %s (%s) shows node %s running", fp.Node, field, st.Evidence[role], v)
 					}
 				}
-				for _, v := range f.dsh {
+				for _, v := range printed(b, dshPrinted) {
 					if v != fp.DSH {
 						bad("fingerprint", "DSHIO/T 21 5.2", "dsh=%s, but %s (%s) shows dsh %s installed", fp.DSH, field, st.Evidence[role], v)
 					}

@@ -45,24 +45,14 @@ func (vf *verification) stageModels() []stageModel {
 			ms = append(ms, stageModel{rep: i + 1, st: st, field: repField(i+1, st.Stage), out: out})
 		}
 	}
-	// A merged file that several stages name is read once: a manifest can
-	// name one file in every repetition (issue 48). first[k] is the
-	// stage whose reading stage k takes, k itself for the first.
-	first := make([]int, len(ms))
-	byPath := map[string]int{}
-	var order []int
-	for k := range ms {
-		p := ms[k].st.Evidence[manifest.RoleMerged]
-		f, seen := byPath[p]
-		if !seen {
-			f, byPath[p] = k, k
-			order = append(order, k)
-		}
-		first[k] = f
+	// No two stages read one file (checkReferences).
+	order := make([]int, len(ms))
+	for k := range order {
+		order[k] = k
 	}
 	workers := 1
 	if vf.early != nil {
-		workers = min(runtime.GOMAXPROCS(0), len(order))
+		workers = min(runtime.GOMAXPROCS(0), len(ms))
 		slices.SortStableFunc(order, func(a, b int) int { return len(ms[b].out) - len(ms[a].out) })
 	}
 	var next atomic.Int64
@@ -81,9 +71,6 @@ func (vf *verification) stageModels() []stageModel {
 	}
 	read()
 	wg.Wait()
-	for k, f := range first {
-		ms[k].model = ms[f].model
-	}
 	return ms
 }
 

@@ -38,26 +38,16 @@ func (vf *verification) checkSequence() {
 	bad := func(field, clause, format string, args ...any) {
 		vf.rep.addf(ClassSequenceShape, field, clause, format, args...)
 	}
-	refs := map[string]int{}
 	ref := func(field, role, path, want string) {
-		refs[path]++
 		if path != want {
 			bad(field+"."+role, `SPEC.md "Evidence file layout"`, "%q, the layout puts %s at %q", path, role, want)
 		}
 	}
 	for _, role := range slices.Sorted(maps.Keys(vf.m.Static.Evidence)) {
-		want := manifest.StaticPath(role)
-		if !slices.Contains(manifest.StaticRoles, role) {
-			want = "(no such role)"
-		}
-		ref("static.evidence", role, vf.m.Static.Evidence[role], want)
+		ref("static.evidence", role, vf.m.Static.Evidence[role], staticPlace(role))
 	}
 	for _, role := range slices.Sorted(maps.Keys(vf.m.Environment.Evidence)) {
-		want := manifest.EnvironmentPath(role)
-		if !slices.Contains(manifest.EnvironmentRoles, role) {
-			want = "(no such role)"
-		}
-		ref("environment.evidence", role, vf.m.Environment.Evidence[role], want)
+		ref("environment.evidence", role, vf.m.Environment.Evidence[role], environmentPlace(role))
 	}
 
 	if !vf.m.Dynamic && (len(vf.m.Repetitions) > 0 || vf.m.Settings.Repeat != 0) {
@@ -110,19 +100,11 @@ func (vf *verification) checkSequence() {
 				if len(st.Evidence) > 0 || len(st.Argv) > 0 || st.Liveness != nil || st.StartedAt != "" || st.EndedAt != "" || st.DurationMS != 0 || st.TimedOut {
 					bad(field, "DSHIO/T 20 11.2", "stage %s is not executed (exit_code null) but records argv, times, evidence or liveness", st.Stage)
 				}
-				for _, p := range st.Evidence {
-					refs[p]++
-				}
 				continue
 			}
 			intact = intact && !anyUntrusted(st.Evidence, vf.untrusted) && ds != nil && st.Status == string(ds.Status)
-			roles := manifest.StageRoles(st.Stage)
 			for _, role := range slices.Sorted(maps.Keys(st.Evidence)) {
-				want := manifest.StagePath(n, st.Stage, role)
-				if !slices.Contains(roles, role) {
-					want = "(no such role)"
-				}
-				ref(field+".evidence", role, st.Evidence[role], want)
+				ref(field+".evidence", role, st.Evidence[role], stagePlace(n, st.Stage, role))
 			}
 			if st.Liveness != nil && st.Stage != string(rules.T4) {
 				bad(field+".liveness", "DSHIO/T 20 9.3", "a liveness observation belongs to T4 only")
@@ -130,8 +112,8 @@ func (vf *verification) checkSequence() {
 		}
 	}
 	for _, f := range vf.m.Files {
-		switch c := refs[f.Path]; {
-		case vf.untrusted[f.Path]:
+		switch c := vf.references[f.Path]; {
+		case vf.untrusted[f.Path] && !vf.misreferred[f.Path]:
 			// reported as missing or changed
 		case c == 0:
 			bad("files", `SPEC.md "Evidence file layout"`, "%q is listed but no evidence role refers to it", f.Path)
@@ -139,4 +121,86 @@ func (vf *verification) checkSequence() {
 			bad("files", `SPEC.md "Evidence file layout"`, "%q is referred to %d times; each evidence file has one role", f.Path, c)
 		}
 	}
+}
+
+// noSuchRole is the place of a role the layout does not have: no path.
+const noSuchRole = "(no such role)"
+
+// staticPlace, environmentPlace and stagePlace are where SPEC.md
+// "Evidence file layout" puts a role's file, noSuchRole for a role it
+// does not have. n is the repetition's position from 1.
+func staticPlace(role string) string {
+	if !slices.Contains(manifest.StaticRoles, role) {
+		return noSuchRole
+	}
+	return manifest.StaticPath(role)
+}
+
+func environmentPlace(role string) string {
+	if !slices.Contains(manifest.EnvironmentRoles, role) {
+		return noSuchRole
+	}
+	return manifest.EnvironmentPath(role)
+}
+
+func stagePlace(n int, stage, role string) string {
+	if !slices.Contains(manifest.StageRoles(stage), role) {
+		return noSuchRole
+	}
+	return manifest.StagePath(n, stage, role)
+}
+
+// checkReferences moves out of trusted every file that an evidence map
+// refers to at another path than the layout gives its role, and every
+// file that more than one role refers to (SPEC.md "Evidence file
+// layout"): which stage's evidence such a file is would be the writer's
+// word, and a file read once per reference would let one file multiply
+// the verifier's work and findings by the references a manifest can hold
+// (DESIGN.md "Work an author can multiply"). It runs before any rule
+// reads a file, and keeps how often each path is referred to in
+// vf.references; checkSequence reports each such reference.
+func (vf *verification) checkReferences() {
+	count := map[string]int{}
+	vf.references = count
+	refer := func(path, want string) {
+		count[path]++
+		if path != want {
+			vf.misrefer(path)
+		}
+	}
+	for role, p := range vf.m.Static.Evidence {
+		refer(p, staticPlace(role))
+	}
+	for role, p := range vf.m.Environment.Evidence {
+		refer(p, environmentPlace(role))
+	}
+	for i, rp := range vf.m.Repetitions {
+		for _, st := range rp.Stages {
+			for role, p := range st.Evidence {
+				want := stagePlace(i+1, st.Stage, role)
+				if st.ExitCode == nil {
+					want = noSuchRole // a stage not executed has no evidence
+				}
+				refer(p, want)
+			}
+		}
+	}
+	for p, c := range count {
+		if c > 1 {
+			vf.misrefer(p)
+		}
+	}
+}
+
+// misrefer moves a file referred to against the layout out of trusted.
+func (vf *verification) misrefer(path string) {
+	if _, ok := vf.trusted[path]; !ok {
+		return // not listed, missing or changed: reported as such
+	}
+	delete(vf.trusted, path)
+	vf.untrusted[path] = true
+	if vf.misreferred == nil {
+		vf.misreferred = map[string]bool{}
+	}
+	vf.misreferred[path] = true
 }

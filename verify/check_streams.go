@@ -20,18 +20,13 @@ func streamFiles(st manifest.Stage) [3]string {
 // trusted to untrusted, so no line rule reads them and no verdict that
 // depends on them is derived.
 func (vf *verification) checkStreams() {
-	// The files of stages found tied already: a manifest can name the
-	// same three in every repetition, and each is compared once (issue 48).
-	tied := map[[3]string]bool{}
+	// No two stages name one file (checkReferences).
 	for i, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			if st.ExitCode == nil {
 				continue
 			}
 			paths := streamFiles(st)
-			if tied[paths] {
-				continue
-			}
 			var bs [3][]byte
 			ok := true
 			for k, p := range paths {
@@ -51,9 +46,7 @@ func (vf *verification) checkStreams() {
 					delete(vf.trusted, p)
 					vf.untrusted[p] = true
 				}
-				continue
 			}
-			tied[paths] = true
 		}
 	}
 }
@@ -142,18 +135,11 @@ func (vf *verification) checkStreamReadings() {
 		alone[p] = b
 	}
 	changed := false
-	// Files that several stages name are compared once (issue 48).
-	done := map[[3]string]bool{}
 	for _, rp := range vf.m.Repetitions {
 		for _, st := range rp.Stages {
 			if st.ExitCode == nil {
 				continue
 			}
-			key := streamFiles(st)
-			if done[key] {
-				continue
-			}
-			done[key] = true
 			out, ok1 := vf.trusted[st.Evidence[manifest.RoleStdout]]
 			errOut, ok2 := vf.trusted[st.Evidence[manifest.RoleStderr]]
 			merged, ok3 := vf.trusted[st.Evidence[manifest.RoleMerged]]

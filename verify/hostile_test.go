@@ -39,19 +39,7 @@ func TestHostileFileMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and verifies about 60 bundles of 16 MiB each")
 	}
-	raw, err := os.ReadFile(vectorsDir + "/pass.dshaudit.tar.zst")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := attest.LoadSigner(vectorsDir + "/keys/signer.key")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, pol := validVectorPaths(t)
+	a, signer, pol := passVectorToResign(t)
 	const size = bundle.DefaultMaxEntrySize - 64<<10 // merged holds the other stream too
 	type shape struct {
 		text    []byte
@@ -107,6 +95,27 @@ func TestHostileFileMemory(t *testing.T) {
 			}
 		}
 	}
+}
+
+// passVectorToResign reads the pass vector, the vectors' signing key and
+// the policy that verifies them, for tests that change the vector and
+// sign it again (resign).
+func passVectorToResign(t *testing.T) (*bundle.Archive, *attest.Signer, attest.Policy) {
+	t.Helper()
+	raw, err := os.ReadFile(vectorsDir + "/pass.dshaudit.tar.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := attest.LoadSigner(vectorsDir + "/keys/signer.key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pol := validVectorPaths(t)
+	return a, signer, pol
 }
 
 // resign returns the archive of files under the manifest rawManifest with

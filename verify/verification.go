@@ -44,10 +44,16 @@ type verification struct {
 	// trusted are the listed files whose digests match, by path;
 	// untrusted the listed paths that are missing or changed (step 3,
 	// checkFiles), the streams not tied to one another, moved there
-	// from trusted (step 3, checkStreams), and the repetitions whose
-	// record is incomplete (step 4, derive).
-	trusted   map[string][]byte
-	untrusted map[string]bool
+	// from trusted (step 3, checkStreams), the files referred to against
+	// the layout, moved there from trusted and also kept in misreferred
+	// (step 3, checkReferences), and the repetitions whose record is
+	// incomplete (step 4, derive).
+	trusted     map[string][]byte
+	untrusted   map[string]bool
+	misreferred map[string]bool
+	// references is how many roles of the evidence maps refer to each
+	// path (step 3, checkReferences).
+	references map[string]int
 	// derived is the re-derivation of every verdict from the trusted
 	// files (step 4, derive).
 	derived assemble.Derived

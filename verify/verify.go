@@ -175,7 +175,9 @@ func Verify(ctx context.Context, name string, r io.Reader, opts Options) (*Repor
 	}
 	vf.checkPredicate()
 	vf.checkFiles(arc)
-	// Streams not tied to one another are not read by any line rule.
+	// Files referred to against the layout, and streams not tied to one
+	// another, are not read by any rule.
+	vf.checkReferences()
 	vf.checkStreams()
 
 	// 4. Re-derive and compare; 5. cross-check every writer fact; 6.

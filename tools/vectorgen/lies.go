@@ -309,7 +309,7 @@ func lies() []lie {
 				}
 				*st = manifest.Stage{Stage: "T3", Status: "not_executed"}
 			}},
-		{name: "duplicate_stage", class: verify.ClassSequenceShape, field: "repetitions[1].stages", verdict: "pass",
+		{name: "duplicate_stage", class: verify.ClassSequenceShape, field: "repetitions[1].stages", verdict: "",
 			desc: "repetition 1 records T2 twice",
 			edit: func(c *lieCtx) {
 				r := &c.m.Repetitions[0]
@@ -331,7 +331,7 @@ func lies() []lie {
 				c.fixed(assemble.CondRepeat).Value = "3"
 				c.m.Deviations = append(c.m.Deviations, manifest.Deviation{What: assemble.DeviationRepeatCount, Standard: "2", ChangedTo: "3", Why: "stated"})
 			}},
-		{name: "evidence_path_off_layout", class: verify.ClassSequenceShape, field: "repetitions[1].T1.evidence.stdout", verdict: "pass",
+		{name: "evidence_path_off_layout", class: verify.ClassSequenceShape, field: "repetitions[1].T1.evidence.stdout", verdict: "",
 			desc: "repetition 1's T1 stdout stored as repetitions/1/T1/out",
 			edit: func(c *lieCtx) {
 				st := c.stage(1, rules.T1)
@@ -340,7 +340,7 @@ func lies() []lie {
 				c.removeFile(old)
 				st.Evidence["stdout"] = "repetitions/1/T1/out"
 			}},
-		{name: "evidence_shared_across_repetitions", class: verify.ClassSequenceShape, field: "repetitions[2].T2.evidence.stdout", verdict: "pass",
+		{name: "evidence_shared_across_repetitions", class: verify.ClassSequenceShape, field: "repetitions[2].T2.evidence.stdout", verdict: "",
 			desc: "repetition 2's T2 stdout points at repetition 1's file",
 			edit: func(c *lieCtx) {
 				st := c.stage(2, rules.T2)
