@@ -1,8 +1,10 @@
 package rules
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -44,4 +46,42 @@ func mustReadB(b *testing.B, p string) []byte {
 		b.Fatal(err)
 	}
 	return data
+}
+
+// BenchmarkPatchRowsKeys reads a patch whose root row of n keys is the
+// target of later items: one item setting all n keys again ("one item"),
+// and n items setting one key each ("n items"). Its ns/key stays flat
+// from n=4096 to n=16384 where the keys are indexed (rowKeys); a search
+// of the row's keys per key made it grow with n (DESIGN.md "Work an
+// author can multiply").
+func BenchmarkPatchRowsKeys(b *testing.B) {
+	for _, shape := range []string{"one item", "n items"} {
+		for _, n := range []int{4096, 16384} {
+			var p strings.Builder
+			p.WriteString("- insert:\n    - id: r\n      name: x\n")
+			for i := range n {
+				fmt.Fprintf(&p, "      k%d: 0\n", i)
+			}
+			if shape == "one item" {
+				p.WriteString("- id: r\n")
+				for i := range n {
+					fmt.Fprintf(&p, "  k%d: 1\n", i)
+				}
+			} else {
+				for i := range n {
+					fmt.Fprintf(&p, "- {id: r, k%d: 1}\n", i)
+				}
+			}
+			patch := []byte(p.String())
+			b.Run(fmt.Sprintf("%s/n=%d", shape, n), func(b *testing.B) {
+				for b.Loop() {
+					rows, err := PatchRows(patch, Limits{MaxStaticInput: int64(len(patch))})
+					if err != nil || len(rows) != 1 || len(rows[0].Keys) != n+2 {
+						b.Fatalf("%d rows, %v", len(rows), err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
+			})
+		}
+	}
 }

@@ -240,6 +240,7 @@ func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
 	budget := MaxComposedValues
 	own := map[string]*jsyaml.Value{} // the patch's own rows by id, the latest one
 	shadow := map[string]bool{}       // ids whose latest row is another layer's or nested
+	keys := rowKeys{}                 // the keys of rows later items change
 	// The patch's items one at a time (jsyaml.LoadItems): none is looked
 	// at again once the next is read, so the list is never held whole.
 	root, _, err := jsyaml.LoadItems(patch, func(p *jsyaml.Value) {
@@ -260,11 +261,11 @@ func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
 				return
 			}
 			if hasID {
-				if t := own[id]; t != nil && !shadow[id] && truthy(t.Get("group")) {
-					cfg := t.Get("config")
+				if t := own[id]; t != nil && !shadow[id] && truthy(keys.get(t, "group")) {
+					cfg := keys.get(t, "config")
 					if cfg == nil || cfg.Kind != jsyaml.List {
 						cfg = &jsyaml.Value{Kind: jsyaml.List}
-						setKey(t, "config", cfg)
+						keys.set(t, "config", cfg)
 					}
 					cfg.Items = append(cfg.Items, items...)
 				}
@@ -280,14 +281,14 @@ func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
 		if !hasID || t == nil || shadow[id] {
 			return
 		}
-		if name := p.Get("name"); truthy(name) && !strictEqual(name, t.Get("name")) {
+		if name := p.Get("name"); truthy(name) && !strictEqual(name, keys.get(t, "name")) {
 			return
 		}
 		for i, k := range p.Keys {
 			if k == "id" || k == "insert" || k == "name" {
 				continue
 			}
-			setKey(t, k, p.Vals[i])
+			keys.set(t, k, p.Vals[i])
 		}
 	})
 	if err != nil {
@@ -362,13 +363,46 @@ func keyIndex(m *jsyaml.Value) map[string]*jsyaml.Value {
 	return idx
 }
 
-// setKey sets a mapping's key, in place when it is there, else at the end
+// rowKeys indexes the keys of the rows a patch's later items read and
+// change: a row of many keys can be the target of as many items as the
+// patch's size admits, and a search of its keys per item, or per key of
+// an item, was quadratic (DESIGN.md "Work an author can multiply"). Each
+// row's index, made on first use, holds the position of the first of
+// each key (jsyaml.Value.Get).
+type rowKeys map[*jsyaml.Value]map[string]int
+
+func (rk rowKeys) index(m *jsyaml.Value) map[string]int {
+	idx := rk[m]
+	if idx == nil {
+		idx = make(map[string]int, len(m.Keys))
+		for i := len(m.Keys) - 1; i >= 0; i-- {
+			idx[m.Keys[i]] = i
+		}
+		rk[m] = idx
+	}
+	return idx
+}
+
+// get is m.Get(k) through the index.
+func (rk rowKeys) get(m *jsyaml.Value, k string) *jsyaml.Value {
+	if m.Kind != jsyaml.Map {
+		return nil
+	}
+	if i, ok := rk.index(m)[k]; ok {
+		return m.Vals[i]
+	}
+	return nil
+}
+
+// set sets a mapping's key, in place when it is there, else at the end
 // (a JavaScript object's key order).
-func setKey(m *jsyaml.Value, k string, v *jsyaml.Value) {
-	if i := slices.Index(m.Keys, k); i >= 0 {
+func (rk rowKeys) set(m *jsyaml.Value, k string, v *jsyaml.Value) {
+	idx := rk.index(m)
+	if i, ok := idx[k]; ok {
 		m.Vals[i] = v
 		return
 	}
+	idx[k] = len(m.Keys)
 	m.Keys = append(m.Keys, k)
 	m.Vals = append(m.Vals, v)
 }
