@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dshaudit/dshaudit/rules/jsyaml"
 )
 
 func BenchmarkDeriveT3RealDump(b *testing.B) {
@@ -83,5 +85,31 @@ func BenchmarkPatchRowsKeys(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
 			})
 		}
+	}
+}
+
+// BenchmarkValueDiffKeys compares two equal mappings of n keys given in
+// opposite orders (ValueDiff, T3's dump entry against its patch row). Its
+// ns/key stays flat from n=4096 to n=16384 where one side's keys are
+// indexed (keyIndex); a search of the other side's keys per key made it
+// grow with n (DESIGN.md "Work an author can multiply").
+func BenchmarkValueDiffKeys(b *testing.B) {
+	for _, n := range []int{4096, 16384} {
+		x := &jsyaml.Value{Kind: jsyaml.Map}
+		y := &jsyaml.Value{Kind: jsyaml.Map}
+		for i := range n {
+			x.Keys = append(x.Keys, fmt.Sprintf("k%d", i))
+			x.Vals = append(x.Vals, &jsyaml.Value{Kind: jsyaml.Number, Num: float64(i)})
+			y.Keys = append(y.Keys, fmt.Sprintf("k%d", n-1-i))
+			y.Vals = append(y.Vals, &jsyaml.Value{Kind: jsyaml.Number, Num: float64(n - 1 - i)})
+		}
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if d := ValueDiff(x, y); d != "" {
+					b.Fatal(d)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
+		})
 	}
 }
