@@ -40,7 +40,7 @@ func (vf *verification) checkSequence() {
 	}
 	ref := func(field, role, path, want string) {
 		if path != want {
-			bad(field+"."+role, `SPEC.md "Evidence file layout"`, "%q, the layout puts %s at %q", path, role, want)
+			bad(field+"."+role, `SPEC.md "Evidence file layout"`, "%q, the layout puts %s at %q: no rule reads the file", path, role, want)
 		}
 	}
 	for _, role := range slices.Sorted(maps.Keys(vf.m.Static.Evidence)) {
@@ -118,7 +118,7 @@ func (vf *verification) checkSequence() {
 		case c == 0:
 			bad("files", `SPEC.md "Evidence file layout"`, "%q is listed but no evidence role refers to it", f.Path)
 		case c > 1:
-			bad("files", `SPEC.md "Evidence file layout"`, "%q is referred to %d times; each evidence file has one role", f.Path, c)
+			bad("files", `SPEC.md "Evidence file layout"`, "%q is referred to %d times; each evidence file has one role: no rule reads it", f.Path, c)
 		}
 	}
 }
