@@ -28,6 +28,10 @@ type StageModel struct {
 	Projects []Project
 	// PNPMErrors are the lines where pnpm gives up, with the code.
 	PNPMErrors []Printed
+	// PNPMFailed are dsh's lines saying pnpm exited non-zero, with the
+	// profile directory they name: dsh plugin prints one only then, and
+	// exits with pnpm's status (SourceDSHPlugin).
+	PNPMFailed []Printed
 	// StorePaths are the paths into pnpm's virtual store the output
 	// shows (stack traces included).
 	StorePaths []StorePath
@@ -94,6 +98,8 @@ func ReadStageModel(out []byte) StageModel {
 			m.Versions = append(m.Versions, engineVersions(r.Form, sub(len(r.Sub)-1), l)...)
 		case FormPNPMError:
 			m.PNPMErrors = append(m.PNPMErrors, Printed{Value: sub(1), Line: l})
+		case FormPNPMFailedIn:
+			m.PNPMFailed = append(m.PNPMFailed, Printed{Value: sub(1), Line: l})
 		case FormListProject:
 			m.Projects = append(m.Projects, Project{Name: sub(1), Version: sub(2), Dir: sub(3), Line: l})
 		case FormStoreDir:

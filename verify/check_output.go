@@ -24,7 +24,8 @@ var profileHome = lazyregexp.New(`\bDSH_HOME=([^\s,;]+)`)
 // against what the manifest records (SPEC.md "Time and process facts"):
 // the profile directory dsh names is the recorded DSH_HOME's;
 // pnpm's elapsed time is within the stage's duration, and a T1 whose
-// pnpm gave up did not exit 0. The output is the stage's trusted merged
+// pnpm gave up, or a T1 or T2 whose dsh reports pnpm failing, did not
+// exit 0. The output is the stage's trusted merged
 // stream, read once into its run model (stageModels).
 func (vf *verification) checkOutputFacts(models []stageModel) {
 	name, home := vf.recordedProfile()
@@ -54,6 +55,11 @@ func (vf *verification) checkOutputFacts(models []stageModel) {
 			e := sm.model.PNPMErrors[0]
 			vf.rep.addf(ClassTimeInconsistent, sm.field+".exit_code", `SPEC.md "Time and process facts"`,
 				"0, but the stage's output reports pnpm giving up (%q), after which pnpm exits 1", strings.TrimSpace(e.Line[:strings.Index(e.Line, e.Value)+len(e.Value)]))
+		} else if (st.Stage == string(rules.T1) || st.Stage == string(rules.T2)) && *st.ExitCode == 0 && len(sm.model.PNPMFailed) > 0 {
+			// dsh plugin (T1, T2) prints the line only when pnpm exited
+			// non-zero, and then exits with pnpm's status.
+			vf.rep.addf(ClassTimeInconsistent, sm.field+".exit_code", `SPEC.md "Time and process facts"`,
+				"0, but the stage's output has dsh report pnpm failing (%q), after which dsh plugin exits with pnpm's non-zero status", strings.TrimSpace(sm.model.PNPMFailed[0].Line))
 		}
 	}
 }

@@ -70,6 +70,14 @@ func rebuildLies() []lie {
 		{name: "pnpm_gave_up_exit_zero", class: verify.ClassTimeInconsistent, field: "repetitions[1].T1.exit_code", verdict: "install_failed", base: "install_failed", honest: true,
 			desc: "T1 records exit 0 beside pnpm's ERR_PNPM_ADDING_TO_ROOT",
 			edit: func(c *lieCtx) { c.stage(1, rules.T1).ExitCode = intp(0) }},
+		{name: "dsh_pnpm_failed_exit_zero", class: verify.ClassTimeInconsistent, field: "repetitions[1].T1.exit_code", verdict: "pass",
+			desc: "T1 records exit 0 beside dsh's \"pnpm failed in profile directory\", which dsh plugin prints only before exiting with pnpm's non-zero status",
+			edit: func(c *lieCtx) {
+				st := c.stage(1, rules.T1)
+				for _, role := range []string{manifest.RoleStderr, manifest.RoleMerged} {
+					c.files[st.Evidence[role]] = append(c.files[st.Evidence[role]], "dsh: pnpm failed in profile directory /dsh-home/profiles/web\n"...)
+				}
+			}},
 		{name: "fatal_hidden_in_merged", class: verify.ClassStreamMismatch, field: "repetitions[1].T4.evidence.merged", verdict: "pass",
 			desc: "T4's stderr has a fatal line that merged cuts around a stdout line, so merged alone shows none",
 			edit: func(c *lieCtx) {
