@@ -28,6 +28,9 @@ type Derived struct {
 	// to them without reading the patch again (issue 48).
 	Entries    []rules.Entry
 	EntriesErr error
+	// Patch is the same reading's root rows (rules.ReadPatch), which the
+	// verifier compares the dump's entries with; not part of the result.
+	Patch rules.PatchReading `json:"-"`
 }
 
 // Problem is evidence the derivation needed and did not find.
@@ -79,7 +82,8 @@ func Derive(m *manifest.Manifest, files map[string][]byte, lim rules.Limits) (De
 	probs = append(probs, entryDefinitionProblems(m, files, d.Static)...)
 
 	if in.Patch != nil {
-		d.Entries, d.EntriesErr = rules.InsertEntries(in.Patch, lim)
+		d.Patch, d.EntriesErr = rules.ReadPatch(in.Patch, lim)
+		d.Entries = d.Patch.Entries
 	}
 	entries := d.Entries // unparseable patch: no entries (SPEC.md "T3 mount")
 	sub := rules.Subject{Name: m.Subject.Name, Version: m.Subject.Version}

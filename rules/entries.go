@@ -19,32 +19,57 @@ import (
 // (a larger one is not parsed, as T0's clause 5.1.3 does not parse it);
 // otherwise the error wraps ErrPatch.
 func InsertEntries(patch []byte, lim Limits) ([]Entry, error) {
+	r, err := ReadPatch(patch, lim)
+	return r.Entries, err
+}
+
+// PatchReading is one reading of a plugin's patch file: its insert
+// entries (InsertEntries) and the root rows it appends (PatchRows), from
+// one parse.
+type PatchReading struct {
+	Entries []Entry
+	Rows    []*jsyaml.Value
+	// RowsErr is the rows' own error where the entries read: insert
+	// entries that expand beyond MaxComposedValues; Rows is then nil.
+	RowsErr error
+}
+
+// ReadPatch reads patch once for its insert entries and its root rows.
+// Its error is InsertEntries'; where there is one, the reading is empty.
+func ReadPatch(patch []byte, lim Limits) (PatchReading, error) {
 	if max := lim.maxStaticInput(); int64(len(patch)) > max {
-		return nil, fmt.Errorf("%w: %d bytes, above the %d-byte limit, not parsed", ErrPatch, len(patch), max)
+		return PatchReading{}, fmt.Errorf("%w: %d bytes, above the %d-byte limit, not parsed", ErrPatch, len(patch), max)
 	}
-	var out []Entry
+	var r PatchReading
+	rows := newPatchRows()
+	// The patch's items one at a time (jsyaml.LoadItems): none is looked
+	// at again once the next is read, so the list is never held whole.
 	root, _, err := jsyaml.LoadItems(patch, func(item *jsyaml.Value) {
-		ins := item.Get("insert")
-		if ins == nil || ins.Kind != jsyaml.List {
-			return
+		if ins := item.Get("insert"); ins != nil && ins.Kind == jsyaml.List {
+			for _, e := range ins.Items {
+				var ent Entry
+				ent.ID, _ = e.Get("id").String()
+				ent.Name, _ = e.Get("name").String()
+				r.Entries = append(r.Entries, ent)
+			}
 		}
-		for _, e := range ins.Items {
-			var ent Entry
-			ent.ID, _ = e.Get("id").String()
-			ent.Name, _ = e.Get("name").String()
-			out = append(out, ent)
-		}
+		rows.apply(item)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: read as %s: %w", ErrPatch, jsyaml.Consumer, err)
+		return PatchReading{}, fmt.Errorf("%w: read as %s: %w", ErrPatch, jsyaml.Consumer, err)
 	}
 	if root == nil {
-		return nil, fmt.Errorf("%w: no YAML document", ErrPatch)
+		return PatchReading{}, fmt.Errorf("%w: no YAML document", ErrPatch)
 	}
 	if root.Kind != jsyaml.List {
-		return nil, fmt.Errorf("%w: top level is %s, want a list", ErrPatch, jsyaml.Describe(root))
+		return PatchReading{}, fmt.Errorf("%w: top level is %s, want a list", ErrPatch, jsyaml.Describe(root))
 	}
-	return out, nil
+	if rows.budget < 0 {
+		r.RowsErr = fmt.Errorf("%w: its insert entries expand to more than %d values (aliases of one anchor, copied)", ErrPatch, MaxComposedValues)
+	} else {
+		r.Rows = rows.rows
+	}
+	return r, nil
 }
 
 // MountTargets are the entries T3 looks for: each insert entry's id, with

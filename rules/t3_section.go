@@ -233,74 +233,74 @@ func IndexRows(rows []*jsyaml.Value) RowsByID {
 // other rows do not change these. The rows are copies; a patch that does
 // not read as InsertEntries reads it is an error wrapping ErrPatch.
 func PatchRows(patch []byte, lim Limits) ([]*jsyaml.Value, error) {
-	if max := lim.maxStaticInput(); int64(len(patch)) > max {
-		return nil, fmt.Errorf("%w: %d bytes, above the %d-byte limit, not parsed", ErrPatch, len(patch), max)
-	}
-	var rows []*jsyaml.Value
-	budget := MaxComposedValues
-	own := map[string]*jsyaml.Value{} // the patch's own rows by id, the latest one
-	shadow := map[string]bool{}       // ids whose latest row is another layer's or nested
-	keys := rowKeys{}                 // the keys of rows later items change
-	// The patch's items one at a time (jsyaml.LoadItems): none is looked
-	// at again once the next is read, so the list is never held whole.
-	root, _, err := jsyaml.LoadItems(patch, func(p *jsyaml.Value) {
-		if p.Kind != jsyaml.Map {
-			return
-		}
-		id, _ := p.Get("id").String()
-		hasID := truthy(p.Get("id")) // JavaScript's `if (id)`
-		if ins := p.Get("insert"); ins != nil && truthy(ins) {
-			if ins.Kind != jsyaml.List {
-				return // a string spreads into non-entries; anything else throws
-			}
-			items := make([]*jsyaml.Value, len(ins.Items))
-			for i, it := range ins.Items {
-				items[i] = cloneValue(it, &budget)
-			}
-			if budget < 0 {
-				return
-			}
-			if hasID {
-				if t := own[id]; t != nil && !shadow[id] && truthy(keys.get(t, "group")) {
-					cfg := keys.get(t, "config")
-					if cfg == nil || cfg.Kind != jsyaml.List {
-						cfg = &jsyaml.Value{Kind: jsyaml.List}
-						keys.set(t, "config", cfg)
-					}
-					cfg.Items = append(cfg.Items, items...)
-				}
-			} else {
-				rows = append(rows, items...)
-			}
-			// buildMap(insert): the inserted items and their groups'
-			// children become the targets of their ids.
-			mapRows(items, hasID, own, shadow)
-			return
-		}
-		t := own[id]
-		if !hasID || t == nil || shadow[id] {
-			return
-		}
-		if name := p.Get("name"); truthy(name) && !strictEqual(name, keys.get(t, "name")) {
-			return
-		}
-		for i, k := range p.Keys {
-			if k == "id" || k == "insert" || k == "name" {
-				continue
-			}
-			keys.set(t, k, p.Vals[i])
-		}
-	})
+	r, err := ReadPatch(patch, lim)
 	if err != nil {
-		return nil, fmt.Errorf("%w: read as %s: %w", ErrPatch, jsyaml.Consumer, err)
+		return nil, err
 	}
-	if root == nil || root.Kind != jsyaml.List {
-		return nil, fmt.Errorf("%w: top level is %s, want a list", ErrPatch, jsyaml.Describe(root))
+	return r.Rows, r.RowsErr
+}
+
+// patchRows is PatchRows' state while ReadPatch reads the patch's items.
+type patchRows struct {
+	rows   []*jsyaml.Value
+	budget int
+	own    map[string]*jsyaml.Value // the patch's own rows by id, the latest one
+	shadow map[string]bool          // ids whose latest row is another layer's or nested
+	keys   rowKeys                  // the keys of rows later items change
+}
+
+func newPatchRows() *patchRows {
+	return &patchRows{budget: MaxComposedValues, own: map[string]*jsyaml.Value{}, shadow: map[string]bool{}, keys: rowKeys{}}
+}
+
+// apply is the patch algorithm's step for one top-level item p.
+func (pr *patchRows) apply(p *jsyaml.Value) {
+	if p.Kind != jsyaml.Map {
+		return
 	}
-	if budget < 0 {
-		return nil, fmt.Errorf("%w: its insert entries expand to more than %d values (aliases of one anchor, copied)", ErrPatch, MaxComposedValues)
+	id, _ := p.Get("id").String()
+	hasID := truthy(p.Get("id")) // JavaScript's `if (id)`
+	if ins := p.Get("insert"); ins != nil && truthy(ins) {
+		if ins.Kind != jsyaml.List {
+			return // a string spreads into non-entries; anything else throws
+		}
+		items := make([]*jsyaml.Value, len(ins.Items))
+		for i, it := range ins.Items {
+			items[i] = cloneValue(it, &pr.budget)
+		}
+		if pr.budget < 0 {
+			return
+		}
+		if hasID {
+			if t := pr.own[id]; t != nil && !pr.shadow[id] && truthy(pr.keys.get(t, "group")) {
+				cfg := pr.keys.get(t, "config")
+				if cfg == nil || cfg.Kind != jsyaml.List {
+					cfg = &jsyaml.Value{Kind: jsyaml.List}
+					pr.keys.set(t, "config", cfg)
+				}
+				cfg.Items = append(cfg.Items, items...)
+			}
+		} else {
+			pr.rows = append(pr.rows, items...)
+		}
+		// buildMap(insert): the inserted items and their groups'
+		// children become the targets of their ids.
+		mapRows(items, hasID, pr.own, pr.shadow)
+		return
 	}
-	return rows, nil
+	t := pr.own[id]
+	if !hasID || t == nil || pr.shadow[id] {
+		return
+	}
+	if name := p.Get("name"); truthy(name) && !strictEqual(name, pr.keys.get(t, "name")) {
+		return
+	}
+	for i, k := range p.Keys {
+		if k == "id" || k == "insert" || k == "name" {
+			continue
+		}
+		pr.keys.set(t, k, p.Vals[i])
+	}
 }
 
 // MaxComposedValues bounds the values PatchRows copies and ValueDiff

@@ -19,8 +19,7 @@ import (
 // applied.
 func (vf *verification) checkDumpAgainstPatch() {
 	defer vf.dropDumps()
-	patch, ok := vf.trusted[vf.m.Static.Evidence[manifest.RolePatch]]
-	if !ok {
+	if _, ok := vf.trusted[vf.m.Static.Evidence[manifest.RolePatch]]; !ok {
 		return
 	}
 	// The derivation read the same trusted patch (assemble.Derived.Entries).
@@ -28,10 +27,10 @@ func (vf *verification) checkDumpAgainstPatch() {
 	if vf.derived.EntriesErr != nil {
 		return // T0 and T3 already fail on an unreadable patch
 	}
-	// PatchRows reads the patch as InsertEntries did; it fails only on
+	// The same reading's rows (rules.ReadPatch); they fail only on
 	// insert entries that expand beyond what it copies.
-	patchRows, rowsErr := rules.PatchRows(patch, vf.lim)
-	rows := rules.IndexRows(patchRows)
+	rowsErr := vf.derived.Patch.RowsErr
+	rows := rules.IndexRows(vf.derived.Patch.Rows)
 	maxDump := vf.lim.MaxDumpSize
 	if maxDump <= 0 {
 		maxDump = rules.DefaultLimits().MaxDumpSize
@@ -102,10 +101,11 @@ func (vf *verification) derivedDump(i int, out []byte) *rules.Dump {
 	return nil
 }
 
-// dropDumps drops the derivation's readings of the T3 dumps once they are
-// checked, so that a large dump's tree read for the check does not stay
-// beside what follows.
+// dropDumps drops the derivation's readings of the T3 dumps and the
+// patch's rows once they are checked, so that a large dump's tree or the
+// rows read for the check do not stay beside what follows.
 func (vf *verification) dropDumps() {
+	vf.derived.Patch.Rows = nil
 	for i := range vf.derived.Repetitions {
 		for j := range vf.derived.Repetitions[i].Stages {
 			vf.derived.Repetitions[i].Stages[j].Dump = nil
