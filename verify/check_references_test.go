@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,5 +91,99 @@ func TestFileReferredTwiceIsReadByNoRule(t *testing.T) {
 	}
 	if referred != 3 {
 		t.Errorf("%d findings name a file referred to twice, want 3 (stdout, stderr, merged): %v", referred, rep.Findings)
+	}
+}
+
+// TestCheckReferences holds checkReferences to SPEC.md "Evidence file
+// layout": a file is left trusted only where one role refers to it, at
+// the path the layout gives that role, of static, environment or an
+// executed stage; every other referred file is moved out of trusted and
+// counted in references.
+func TestCheckReferences(t *testing.T) {
+	zero := 0
+	stage := func(name string, executed bool, ev map[string]string) manifest.Stage {
+		st := manifest.Stage{Stage: name, Evidence: ev}
+		if executed {
+			st.ExitCode = &zero
+		}
+		return st
+	}
+	cases := []struct {
+		name      string
+		m         manifest.Manifest
+		untrusted []string
+	}{
+		{"every file at its place", manifest.Manifest{
+			Static:      manifest.Static{Evidence: map[string]string{manifest.RolePatch: "static/patch.yml"}},
+			Environment: manifest.Environment{Evidence: map[string]string{manifest.RoleDSHVersion: "environment/dsh_version.txt"}},
+			Repetitions: []manifest.Repetition{{Index: 1, Stages: []manifest.Stage{
+				stage("T1", true, map[string]string{manifest.RoleStdout: "repetitions/1/T1/stdout"})}}},
+		}, nil},
+		{"static role off its place", manifest.Manifest{
+			Static: manifest.Static{Evidence: map[string]string{manifest.RolePatch: "static/patch.yaml"}},
+		}, []string{"static/patch.yaml"}},
+		{"environment role off its place", manifest.Manifest{
+			Environment: manifest.Environment{Evidence: map[string]string{manifest.RoleDSHVersion: "environment/node_version.txt"}},
+		}, []string{"environment/node_version.txt"}},
+		{"a role the layout lacks", manifest.Manifest{
+			Static: manifest.Static{Evidence: map[string]string{"notes": "static/patch.yml"}},
+		}, []string{"static/patch.yml"}},
+		{"the numbering is the position, not the index", manifest.Manifest{
+			Repetitions: []manifest.Repetition{{Index: 2, Stages: []manifest.Stage{
+				stage("T1", true, map[string]string{manifest.RoleStdout: "repetitions/2/T1/stdout"})}}},
+		}, []string{"repetitions/2/T1/stdout"}},
+		{"a stage not executed refers to a file", manifest.Manifest{
+			Repetitions: []manifest.Repetition{{Index: 1, Stages: []manifest.Stage{
+				stage("T4", false, map[string]string{manifest.RoleStdout: "repetitions/1/T4/stdout"})}}},
+		}, []string{"repetitions/1/T4/stdout"}},
+		{"two stages, one file at the first's place", manifest.Manifest{
+			Repetitions: []manifest.Repetition{
+				{Index: 1, Stages: []manifest.Stage{stage("T3", true, map[string]string{manifest.RoleStdout: "repetitions/1/T3/stdout"})}},
+				{Index: 2, Stages: []manifest.Stage{stage("T3", true, map[string]string{manifest.RoleStdout: "repetitions/1/T3/stdout"})}},
+			},
+		}, []string{"repetitions/1/T3/stdout"}},
+		{"one stage recorded twice", manifest.Manifest{
+			Repetitions: []manifest.Repetition{{Index: 1, Stages: []manifest.Stage{
+				stage("T2", true, map[string]string{manifest.RoleStdout: "repetitions/1/T2/stdout"}),
+				stage("T2", true, map[string]string{manifest.RoleStdout: "repetitions/1/T2/stdout"})}}},
+		}, []string{"repetitions/1/T2/stdout"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := c.m
+			trusted := map[string][]byte{}
+			refer := func(ev map[string]string) {
+				for _, p := range ev {
+					trusted[p] = []byte("x")
+				}
+			}
+			refer(m.Static.Evidence)
+			refer(m.Environment.Evidence)
+			for _, rp := range m.Repetitions {
+				for _, st := range rp.Stages {
+					refer(st.Evidence)
+				}
+			}
+			trusted["unlisted/by/any/role"] = []byte("x")
+			vf := &verification{rep: &Report{}, m: &m, trusted: trusted, untrusted: map[string]bool{}}
+			vf.checkReferences()
+			var got []string
+			for p := range vf.untrusted {
+				got = append(got, p)
+				if _, ok := vf.trusted[p]; ok || !vf.misreferred[p] {
+					t.Errorf("%s: untrusted but still trusted or not marked misreferred", p)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, c.untrusted) {
+				t.Errorf("untrusted %q, want %q", got, c.untrusted)
+			}
+			if _, ok := vf.trusted["unlisted/by/any/role"]; !ok {
+				t.Error("a file no role refers to left trusted: it is the file list's finding, not the references'")
+			}
+			if len(vf.rep.Findings) != 0 {
+				t.Errorf("checkReferences reports nothing itself (checkSequence does): %v", vf.rep.Findings)
+			}
+		})
 	}
 }
