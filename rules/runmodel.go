@@ -138,10 +138,12 @@ type ProfileManifest struct {
 	// Bundles is whether dsh.profile.bundles is an array, and Listed
 	// whether it holds the package asked for as a string element.
 	Bundles, Listed bool
+	// BundleNames are the array's string elements, in order.
+	BundleNames []string
 }
 
-// ReadProfileManifest reads doc, a profile package.json, for its name
-// and whether dsh.profile.bundles lists pkg. It refuses what
+// ReadProfileManifest reads doc, a profile package.json, for its name,
+// the packages dsh.profile.bundles lists and whether pkg is one of them. It refuses what
 // ReadProfileDependency refuses (a document that is not one JSON value,
 // a conflict between readers) with that function's errors.
 func ReadProfileManifest(doc []byte, pkg string) (ProfileManifest, error) {
@@ -184,8 +186,9 @@ func ReadProfileManifest(doc []byte, pkg string) (ProfileManifest, error) {
 		if s, serr = jsonwalk.String(e, "dsh.profile.bundles"); serr != nil {
 			return false
 		}
-		pm.Listed = s == pkg
-		return !pm.Listed
+		pm.Listed = pm.Listed || s == pkg
+		pm.BundleNames = append(pm.BundleNames, s)
+		return true
 	}); err != nil {
 		return pm, err
 	}

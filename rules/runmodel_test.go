@@ -3,6 +3,7 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -24,6 +25,28 @@ func TestReadProfileManifest(t *testing.T) {
 		pm, err := ReadProfileManifest([]byte(c.doc), "p")
 		if (err != nil) != c.err || err == nil && (pm.Name != c.name || pm.Bundles != c.bundles || pm.Listed != c.listed) {
 			t.Errorf("%s: %+v, %v", c.doc, pm, err)
+		}
+	}
+	// Every string element is a bundle name, in order, the asked-for one
+	// included and the search going on after it.
+	pm, err := ReadProfileManifest([]byte(`{"dsh":{"profile":{"bundles":["a","p",1,"\u0062"]}}}`), "p")
+	if err != nil || !pm.Listed || !slices.Equal(pm.BundleNames, []string{"a", "p", "b"}) {
+		t.Errorf("bundle names %q, listed %v, %v", pm.BundleNames, pm.Listed, err)
+	}
+}
+
+// A section label names the bundle that appended the rows and the
+// bundles that patched them, never a patch file dsh labels by its path.
+func TestDumpSectionBundles(t *testing.T) {
+	for label, want := range map[string][]string{
+		"hello-dsh-plugin": {"hello-dsh-plugin"},
+		"@deepseek-ai/dsh-base, patched by @deepseek-ai/dsh-web-app":                     {"@deepseek-ai/dsh-base", "@deepseek-ai/dsh-web-app"},
+		"@deepseek-ai/dsh-base, patched by /dsh-home/profiles/web/cordis.patch.yml, b":   {"@deepseek-ai/dsh-base", "b"},
+		"/dsh-home/profiles/web/cordis.patch.yml, patched by /dsh-home/cordis.patch.yml": nil,
+		"": nil,
+	} {
+		if got := DumpSectionBundles(label); !slices.Equal(got, want) {
+			t.Errorf("DumpSectionBundles(%q) = %q, want %q", label, got, want)
 		}
 	}
 }

@@ -145,6 +145,47 @@ func DumpSectionOrigin(label string) string {
 	return origin
 }
 
+// EachSection calls f with the line number and label of each of the
+// dump's `# ==` section comments, in order, until f returns false. It
+// returns false, calling f for none, when the comments cannot be told
+// from the dump's text (DumpSection's condition).
+func (dp *Dump) EachSection(f func(line int, label string) bool) bool {
+	if !dp.fast && dp.whole.holdsSectionText() {
+		return false
+	}
+	n := 0
+	for rest := dp.raw; len(rest) > 0; {
+		l := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		n++
+		if s, found := bytes.CutPrefix(l, []byte(DumpSectionPrefix)); found && !f(n, string(s)) {
+			break
+		}
+	}
+	return true
+}
+
+// DumpSectionBundles returns the bundles a section label names: its
+// origin and each layer that patched the rows, but for the profile's and
+// the home's patch files and the --patch overlays, which dsh labels with
+// their absolute path (dsh lib/dump-config-*.js, runDumpConfig). Every
+// other layer is a bundle of the profile's dsh.profile.bundles, labelled
+// with its package name, which holds no ", ".
+func DumpSectionBundles(label string) []string {
+	origin, patchers, _ := strings.Cut(label, ", patched by ")
+	var out []string
+	for _, l := range append([]string{origin}, strings.Split(patchers, ", ")...) {
+		if l != "" && !strings.HasPrefix(l, "/") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // DumpEntryValue returns the dump's root item at line as js-yaml builds
 // it. A dump in the block style dsh writes (parseDumpFast accepts it) is
 // read only from the item's own lines, up to the next line at column 0

@@ -16,17 +16,16 @@ import (
 // that differs from it, shows that dsh loaded another patch than the one
 // retained, so T0 judged a patch that was not the package's; one in
 // another bundle's section shows that the plugin's own patch never
-// applied.
+// applied. Each dump's sections name only bundles of the repetition's
+// profile (checkDumpSections).
 func (vf *verification) checkDumpAgainstPatch() {
 	defer vf.dropDumps()
-	if _, ok := vf.trusted[vf.m.Static.Evidence[manifest.RolePatch]]; !ok {
-		return
-	}
-	// The derivation read the same trusted patch (assemble.Derived.Entries).
+	// The derivation read the same trusted patch (assemble.Derived.Entries
+	// and Patch); T0 and T3 already fail on an unreadable one, and
+	// without one only the dump's sections are checked.
+	_, patchOK := vf.trusted[vf.m.Static.Evidence[manifest.RolePatch]]
+	patchOK = patchOK && vf.derived.EntriesErr == nil
 	entries := vf.derived.Entries
-	if vf.derived.EntriesErr != nil {
-		return // T0 and T3 already fail on an unreadable patch
-	}
 	// The same reading's rows (rules.ReadPatch); they fail only on
 	// insert entries that expand beyond what it copies.
 	rowsErr := vf.derived.Patch.RowsErr
@@ -61,6 +60,10 @@ func (vf *verification) checkDumpAgainstPatch() {
 				}
 			}
 			if dumpErr != nil {
+				continue
+			}
+			vf.checkDumpSections(i, st, dump)
+			if !patchOK {
 				continue
 			}
 			for _, d := range dump.Entries {
@@ -111,4 +114,48 @@ func (vf *verification) dropDumps() {
 			vf.derived.Repetitions[i].Stages[j].Dump = nil
 		}
 	}
+}
+
+// checkDumpSections holds the `# ==` sections of repetition i's passed
+// T3 dump to the profile T1 recorded (SPEC.md "The run model", relation
+// 8): dsh composes the dump from the bundles of the profile's
+// dsh.profile.bundles alone and labels each bundle layer with its package
+// name, so a section naming a bundle that the repetition's trusted T1
+// profile package.json does not list shows another profile than the one
+// recorded, or a plugin installed beside the subject. One finding per
+// dump, on its first such section.
+func (vf *verification) checkDumpSections(i int, t3 manifest.Stage, dump *rules.Dump) {
+	var t1 *manifest.Stage
+	for j := range vf.m.Repetitions[i].Stages {
+		if st := &vf.m.Repetitions[i].Stages[j]; st.Stage == string(rules.T1) {
+			t1 = st
+		}
+	}
+	if t1 == nil {
+		return
+	}
+	p := t1.Evidence[manifest.RoleProfilePackageJSON]
+	doc, ok := vf.trusted[p]
+	if !ok || p == "" {
+		return
+	}
+	pm, err := rules.ReadProfileManifest(doc, vf.m.Subject.Name)
+	if err != nil || !pm.Bundles {
+		return // the T1 rule reads it and says why not; dsh reads no bundles of another shape
+	}
+	listed := make(map[string]bool, len(pm.BundleNames))
+	for _, b := range pm.BundleNames {
+		listed[b] = true
+	}
+	dump.EachSection(func(line int, label string) bool {
+		for _, b := range rules.DumpSectionBundles(label) {
+			if !listed[b] {
+				vf.rep.addf(ClassConditionMismatch, repField(i+1, t3.Stage, "evidence", manifest.RoleStdout), "DSHIO/T 21 5.1.7",
+					"the T3 dump of repetition %d has a section of bundle %q (line %d, %q), but the profile package.json T1 recorded (%s) lists the bundles %q: dsh composes the dump from the profile's bundles alone",
+					i+1, b, line, rules.DumpSectionPrefix+label, p, pm.BundleNames)
+				return false
+			}
+		}
+		return true
+	})
 }

@@ -84,9 +84,15 @@ func modelLies() []lie {
 			desc: "T1's recorded profile package.json is named dsh-profile-work, another profile's",
 			edit: func(c *lieCtx) { c.profileJSON(`"name": "dsh-profile-web"`, `"name": "dsh-profile-work"`) }},
 		{name: "t1_bundles_lack_plugin", class: verify.ClassSubjectMismatch, field: "repetitions[1].T1.evidence.profile_package_json", verdict: "pass", honest: true, spec: spec,
+			also: []verify.Class{C}, // T3's dump has a section of the plugin the recorded bundles lack
 			desc: "T1's recorded profile package.json has the plugin in dependencies but not in dsh.profile.bundles, so the profile T3 and T4 read lacks it",
 			edit: func(c *lieCtx) {
 				c.profileJSON("\"@deepseek-ai/dsh-web-app\",\n        \"hello-dsh-plugin\"\n", "\"@deepseek-ai/dsh-web-app\"\n")
+			}},
+		{name: "t3_section_of_unlisted_bundle", class: C, field: "repetitions[1].T3.evidence.stdout", verdict: "pass", spec: spec,
+			desc: "repetition 1's T3 dump has a section of a bundle acme-dsh-extra that the profile package.json T1 recorded does not list: the dump is of a profile holding another plugin",
+			edit: func(c *lieCtx) {
+				c.inRep(1, rules.T3, manifest.RoleStdout, "# == hello-dsh-plugin\n", "# == acme-dsh-extra\n- id: extra\n  name: acme-dsh-extra\n# == hello-dsh-plugin\n")
 			}},
 		{name: "engine_warning_other_node", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass", honest: true, spec: "Fingerprint cross-checks",
 			desc: "pnpm's unsupported-engine warning names node v22.1.0 as current while the fingerprint says 24.11.1",

@@ -1,0 +1,66 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestDumpSectionOfUnlistedBundle gives repetition 1's T3 dump a section
+// of a bundle acme-dsh-extra and repetition 2's a section that it
+// patched after the profile's own patch file, which dsh labels by its
+// path. dsh composes the dump from the bundles of the profile's
+// dsh.profile.bundles alone, so each dump contradicts the profile
+// package.json its T1 recorded: one condition-mismatch per dump, on its
+// stdout. Before, both verified, every verdict pass (the dump was held
+// to the patch only for the plugin's own entries). The control lists
+// acme-dsh-extra in both profiles: the same dumps, no finding, the path
+// label being no bundle.
+func TestDumpSectionOfUnlistedBundle(t *testing.T) {
+	a, signer, pol := passVectorToResign(t)
+	edits := map[string][2]string{
+		"repetitions/1/T3/": {"# == hello-dsh-plugin\n", "# == acme-dsh-extra\n- id: extra\n  name: acme-dsh-extra\n# == hello-dsh-plugin\n"},
+		"repetitions/2/T3/": {"# == @deepseek-ai/dsh-base\n- id: timer\n", "# == @deepseek-ai/dsh-base, patched by /dsh-home/profiles/web/cordis.patch.yml, acme-dsh-extra\n- id: timer\n"},
+	}
+	verifyWith := func(t *testing.T, listed bool) *Report {
+		t.Helper()
+		files := maps.Clone(a.Files)
+		for dir, e := range edits {
+			for _, role := range []string{"stdout", "merged"} {
+				if !bytes.Contains(files[dir+role], []byte(e[0])) {
+					t.Fatalf("%s%s lacks %q", dir, role, e[0])
+				}
+				files[dir+role] = bytes.Replace(files[dir+role], []byte(e[0]), []byte(e[1]), 1)
+			}
+		}
+		if listed {
+			for _, p := range []string{"repetitions/1/T1/profile-package.json", "repetitions/2/T1/profile-package.json"} {
+				files[p] = bytes.Replace(files[p], []byte(`"hello-dsh-plugin"
+      ]`), []byte(`"hello-dsh-plugin",
+        "acme-dsh-extra"
+      ]`), 1)
+			}
+		}
+		rep, err := Verify(context.Background(), "sections", bytes.NewReader(resign(t, a.RawManifest, files, signer)), Options{Policy: pol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := verifyWith(t, false)
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Class == ClassConditionMismatch && strings.Contains(f.Message, `section of bundle "acme-dsh-extra"`) {
+			got = append(got, f.Field)
+		}
+	}
+	if want := []string{"repetitions[1].T3.evidence.stdout", "repetitions[2].T3.evidence.stdout"}; !slices.Equal(got, want) || len(rep.Findings) != len(want) {
+		t.Errorf("findings on %v, want %v; all: %v", got, want, rep.Findings)
+	}
+	if rep := verifyWith(t, true); !rep.OK() {
+		t.Errorf("acme-dsh-extra listed in the profile: %v", rep.Findings)
+	}
+}
