@@ -22,7 +22,8 @@ var profileHome = lazyregexp.New(`\bDSH_HOME=([^\s,;]+)`)
 
 // checkOutputFacts holds what a stage's own output says about the run
 // against what the manifest records (SPEC.md "Time and process facts"):
-// the profile directory dsh names is the recorded DSH_HOME's;
+// the profile directory dsh names (where it set the profile up or ran
+// pnpm) is the recorded DSH_HOME's;
 // pnpm's elapsed time is within the stage's duration, and a T1 whose
 // pnpm gave up, or a T1 or T2 whose dsh reports pnpm failing, did not
 // exit 0. The output is the stage's trusted merged
@@ -32,13 +33,23 @@ func (vf *verification) checkOutputFacts(models []stageModel) {
 	for _, sm := range models {
 		st := sm.st
 		if home != "" {
+			// The directories dsh names for the profile: where it set the
+			// profile up, and where pnpm failed (dsh plugin's
+			// resolveProfileDir, the same directory).
+			type named struct{ says, dir string }
+			dirs := make([]named, 0, len(sm.model.Profiles)+len(sm.model.PNPMFailed))
 			for _, p := range sm.model.Profiles {
-				if p.Name != name {
-					continue // checkRunModel's finding
+				if p.Name == name { // another name is checkRunModel's finding
+					dirs = append(dirs, named{"set up the profile at", p.Dir})
 				}
-				if want := home + "/profiles/" + name; p.Dir != want {
+			}
+			for _, p := range sm.model.PNPMFailed {
+				dirs = append(dirs, named{"ran pnpm for the profile in", p.Value})
+			}
+			for _, d := range dirs {
+				if want := home + "/profiles/" + name; d.dir != want {
 					vf.rep.addf(ClassConditionMismatch, "conditions.fixed "+assemble.CondProfile, "DSHIO/T 21 5.1.7",
-						"records DSH_HOME=%s, but %s's output says dsh set up the profile at %q, not %q", home, sm.field, p.Dir, want)
+						"records DSH_HOME=%s, but %s's output says dsh %s %q, not %q", home, sm.field, d.says, d.dir, want)
 					home = "" // one finding
 					break
 				}

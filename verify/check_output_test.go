@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"maps"
+	"os"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/dshaudit/dshaudit/assemble"
+	"github.com/dshaudit/dshaudit/bundle"
 )
 
 // TestDSHReportsPNPMFailedExitZero appends dsh's "pnpm failed in
@@ -37,7 +42,7 @@ func TestDSHReportsPNPMFailedExitZero(t *testing.T) {
 	rep := verifyWith(t, "repetitions/1/T1/", "repetitions/2/T2/")
 	var got []string
 	for _, f := range rep.Findings {
-		if f.Class == ClassTimeInconsistent && bytes.Contains([]byte(f.Message), []byte("pnpm failed in profile directory")) {
+		if f.Class == ClassTimeInconsistent && strings.Contains(f.Message, "pnpm failed in profile directory") {
 			got = append(got, f.Field)
 		}
 	}
@@ -46,5 +51,37 @@ func TestDSHReportsPNPMFailedExitZero(t *testing.T) {
 	}
 	if rep := verifyWith(t, "repetitions/1/T3/"); !rep.OK() {
 		t.Errorf("the line in T3: %v", rep.Findings)
+	}
+}
+
+// TestDSHReportsPNPMFailedInOtherDirectory: in the install_failed
+// vector, repetition 1's T1 has dsh say pnpm failed in
+// /srv/other/profiles/web, while the profile condition records
+// DSH_HOME=/dsh-home and profile web, and the same output has dsh set
+// the profile up at /dsh-home/profiles/web. dsh names the one profile
+// directory in both lines, so the condition is contradicted (one
+// condition-mismatch on it). Before, only the set-up line's directory was
+// compared and the bundle verified.
+func TestDSHReportsPNPMFailedInOtherDirectory(t *testing.T) {
+	_, signer, pol := passVectorToResign(t)
+	raw, err := os.ReadFile(vectorsDir + "/install_failed.dshaudit.tar.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := bundle.Read(bytes.NewReader(raw), bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := maps.Clone(a.Files)
+	for _, p := range []string{"repetitions/1/T1/stderr", "repetitions/1/T1/merged"} {
+		files[p] = bytes.Replace(files[p], []byte("pnpm failed in profile directory /dsh-home/profiles/web"), []byte("pnpm failed in profile directory /srv/other/profiles/web"), 1)
+	}
+	rep, err := Verify(context.Background(), "pnpm-failed-dir", bytes.NewReader(resign(t, a.RawManifest, files, signer)), Options{Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Class != ClassConditionMismatch || rep.Findings[0].Field != "conditions.fixed "+assemble.CondProfile ||
+		!strings.Contains(rep.Findings[0].Message, `"/srv/other/profiles/web", not "/dsh-home/profiles/web"`) {
+		t.Errorf("findings %v, want one condition-mismatch on the profile condition naming both directories", rep.Findings)
 	}
 }

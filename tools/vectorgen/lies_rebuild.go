@@ -96,6 +96,14 @@ func rebuildLies() []lie {
 						"- id: hello-dsh\n  name: hello-dsh-plugin\n- id: hello-dsh-extra\n  name: hello-dsh-plugin\n")
 				}
 			}},
+		{name: "pnpm_failed_other_profile_dir", class: verify.ClassConditionMismatch, field: "conditions.fixed " + assemble.CondProfile, verdict: "install_failed", base: "install_failed",
+			desc: "repetition 1's T1 has dsh say pnpm failed in /srv/other/profiles/web while the profile condition and the set-up line name /dsh-home/profiles/web",
+			edit: func(c *lieCtx) {
+				st := c.stage(1, rules.T1)
+				for _, role := range []string{manifest.RoleStderr, manifest.RoleMerged} {
+					c.replaceIn(st.Evidence[role], "pnpm failed in profile directory /dsh-home/profiles/web", "pnpm failed in profile directory /srv/other/profiles/web")
+				}
+			}},
 		{name: "profile_home_other", class: verify.ClassConditionMismatch, field: "conditions.fixed " + assemble.CondProfile, verdict: "pass", also: []verify.Class{verify.ClassEditionFact},
 			desc: "the profile condition records DSH_HOME=/srv/dsh while dsh's output set up the profile under /dsh-home",
 			edit: func(c *lieCtx) {
