@@ -138,7 +138,7 @@ func notOneWord(arg string) bool {
 // checkStaticOnly holds a static-only bundle (`dynamic` false) to
 // recording no sandbox (SPEC.md "What the verifier cross-checks", class
 // 2): T0 runs no container, so a fingerprint, an image, version outputs,
-// a window or stage time limits, a fixed condition of a name the
+// a window or stage time limits, an installed size, a fixed condition of a name the
 // verifier cross-checks (crossChecked; but the baseline, which T0 uses)
 // and a
 // deviation of a name SPEC.md "Deviation names" gives (but the baseline
@@ -163,6 +163,9 @@ func (vf *verification) checkStaticOnly() {
 	}
 	if n := len(vf.m.Settings.TimeoutsMS); n > 0 {
 		bad("settings.timeouts_ms", "%d stage time limit(s), but a static-only bundle ran none of T1–T4", n)
+	}
+	if v := vf.m.Static.InstalledSize; v != -1 {
+		bad("static.installed_size", "%d, but a static-only bundle ran no T1 to install the package: its size is unknown (-1)", v)
 	}
 	for i, c := range vf.m.Conditions.Fixed {
 		switch {

@@ -265,6 +265,9 @@ func lies() []lie {
 				c.m.Settings.ObservationWindowMS = 1000
 				c.m.Settings.TimeoutsMS = map[string]int64{"T1": 1}
 			}},
+		{name: "static_only_installed_size", class: verify.ClassConditionMismatch, field: "static.installed_size", verdict: "", base: "static_only", honest: true,
+			desc: "a static-only bundle records an installed size of 1,000 bytes, which no T1 measured, and its 5.3.3 re-derived conforming from it",
+			edit: func(c *lieCtx) { c.m.Static.InstalledSize = 1000 }},
 		{name: "static_only_fingerprint", class: verify.ClassConditionMismatch, field: "fingerprint", verdict: "", base: "static_only", honest: true,
 			desc: "a static-only bundle carries a fingerprint and the version outputs behind it, which its declaration then prints",
 			edit: func(c *lieCtx) {
