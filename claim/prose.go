@@ -20,12 +20,18 @@ var (
 	// stableRE: a stability claim ("stable across both repetitions",
 	// "reproducible", "no flaky runs").
 	stableRE = lazyregexp.New(`(?i)(?:^|[^\w-])(stable|reproducible|deterministic|consistent)\b[^.\n]*?\b(runs?|repetitions?|results?|verdicts?|across|both|twice)\b|\bno flak\w*`)
+	// comparableRE: a deviated result said to stand beside undeviated
+	// ones, the opposite of DSHIO/T 21 8.2's notice ("comparable with
+	// undeviated reports", "a basis for certification"); the notice's own
+	// wording is negated.
+	comparableRE = lazyregexp.New(`(?i)\bcomparable (?:with|to) undeviated\b|\b(?:be used as )?(?:a |the )?basis for certification\b`)
 	// negatedRE: the statement is denied ("not stable", "never passes").
 	negatedRE = lazyregexp.New(`(?i)\b(not|never|no longer|un|isn't|wasn't|aren't|weren't|fails? to)\s*$`)
 )
 
 // prose reports each line outside a declaration that states a verdict,
-// a dynamic-layer pass or a stability the bundle's facts contradict.
+// a dynamic-layer pass, a stability or, for a deviated bundle, a
+// comparability the bundle's facts contradict.
 func prose(lines []lineForms, declLines map[int]bool, f Facts) []Finding {
 	if !f.Verified {
 		return nil // nothing of an unverified bundle is compared
@@ -59,6 +65,14 @@ func prose(lines []lineForms, declLines map[int]bool, f Facts) []Finding {
 				add(i, "DSHIO/T 20 11.3", "states that the dynamic layer passed; the bundle's result is unstable")
 			case f.Verdict != string(rules.Pass):
 				add(i, "DSHIO/T 20 11.1", "states that the dynamic layer passed; the bundle's verdict is %s", f.Verdict)
+			}
+		}
+		if f.Deviated {
+			for _, m := range comparableRE.Re().FindAllStringIndex(l, -1) {
+				if !negated(l[:m[0]]) {
+					add(i, "DSHIO/T 21 8.2", "states %q of the result; the bundle records deviations, and a deviated result is not comparable with undeviated reports nor a basis for certification", l[m[0]:m[1]])
+					break
+				}
 			}
 		}
 		if f.Unstable {
