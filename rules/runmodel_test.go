@@ -35,18 +35,18 @@ func TestReadProfileManifest(t *testing.T) {
 	}
 }
 
-// A section label names the bundle that appended the rows and the
-// bundles that patched them, never a patch file dsh labels by its path.
-func TestDumpSectionBundles(t *testing.T) {
+// A section label names the layer that appended the rows and the layers
+// that patched them, bundles by name and patch files by path.
+func TestDumpSectionLayers(t *testing.T) {
 	for label, want := range map[string][]string{
 		"hello-dsh-plugin": {"hello-dsh-plugin"},
 		"@deepseek-ai/dsh-base, patched by @deepseek-ai/dsh-web-app":                     {"@deepseek-ai/dsh-base", "@deepseek-ai/dsh-web-app"},
-		"@deepseek-ai/dsh-base, patched by /dsh-home/profiles/web/cordis.patch.yml, b":   {"@deepseek-ai/dsh-base", "b"},
-		"/dsh-home/profiles/web/cordis.patch.yml, patched by /dsh-home/cordis.patch.yml": nil,
+		"@deepseek-ai/dsh-base, patched by /dsh-home/profiles/web/cordis.patch.yml, b":   {"@deepseek-ai/dsh-base", "/dsh-home/profiles/web/cordis.patch.yml", "b"},
+		"/dsh-home/profiles/web/cordis.patch.yml, patched by /dsh-home/cordis.patch.yml": {"/dsh-home/profiles/web/cordis.patch.yml", "/dsh-home/cordis.patch.yml"},
 		"": nil,
 	} {
-		if got := DumpSectionBundles(label); !slices.Equal(got, want) {
-			t.Errorf("DumpSectionBundles(%q) = %q, want %q", label, got, want)
+		if got := DumpSectionLayers(label); !slices.Equal(got, want) {
+			t.Errorf("DumpSectionLayers(%q) = %q, want %q", label, got, want)
 		}
 	}
 }

@@ -169,17 +169,17 @@ func (dp *Dump) EachSection(f func(line int, label string) bool) bool {
 	return true
 }
 
-// DumpSectionBundles returns the bundles a section label names: its
-// origin and each layer that patched the rows, but for the profile's and
-// the home's patch files and the --patch overlays, which dsh labels with
-// their absolute path (dsh lib/dump-config-*.js, runDumpConfig). Every
-// other layer is a bundle of the profile's dsh.profile.bundles, labelled
-// with its package name, which holds no ", ".
-func DumpSectionBundles(label string) []string {
+// DumpSectionLayers returns the layers a section label names: its
+// origin and each layer that patched the rows. dsh labels a bundle layer
+// with its package name (one of the profile's dsh.profile.bundles, which
+// holds no ", ") and the profile's and the home's patch files and the
+// --patch overlays with their absolute paths (dsh lib/dump-config-*.js,
+// runDumpConfig).
+func DumpSectionLayers(label string) []string {
 	origin, patchers, _ := strings.Cut(label, ", patched by ")
 	var out []string
 	for _, l := range append([]string{origin}, strings.Split(patchers, ", ")...) {
-		if l != "" && !strings.HasPrefix(l, "/") {
+		if l != "" {
 			out = append(out, l)
 		}
 	}

@@ -2,6 +2,9 @@ package verify
 
 import (
 	"bytes"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/dshaudit/dshaudit/manifest"
 	"github.com/dshaudit/dshaudit/rules"
@@ -122,40 +125,59 @@ func (vf *verification) dropDumps() {
 // dsh.profile.bundles alone and labels each bundle layer with its package
 // name, so a section naming a bundle that the repetition's trusted T1
 // profile package.json does not list shows another profile than the one
-// recorded, or a plugin installed beside the subject. One finding per
-// dump, on its first such section.
+// recorded, or a plugin installed beside the subject. A file layer (a
+// label starting with "/") changed rows, which in a fresh profile and
+// without --patch in T3's argv no file does: dsh's new profile's patch
+// file is its template "[]" and a fresh home holds none. One finding of
+// each kind per dump, on its first such section.
 func (vf *verification) checkDumpSections(i int, t3 manifest.Stage, dump *rules.Dump) {
-	var t1 *manifest.Stage
-	for j := range vf.m.Repetitions[i].Stages {
-		if st := &vf.m.Repetitions[i].Stages[j]; st.Stage == string(rules.T1) {
-			t1 = st
-		}
-	}
-	if t1 == nil {
-		return
-	}
-	p := t1.Evidence[manifest.RoleProfilePackageJSON]
-	doc, ok := vf.trusted[p]
-	if !ok || p == "" {
-		return
-	}
-	pm, err := rules.ReadProfileManifest(doc, vf.m.Subject.Name)
-	if err != nil || !pm.Bundles {
-		return // the T1 rule reads it and says why not; dsh reads no bundles of another shape
-	}
-	listed := make(map[string]bool, len(pm.BundleNames))
-	for _, b := range pm.BundleNames {
-		listed[b] = true
-	}
+	listed := vf.profileBundles(i)
+	field := repField(i+1, t3.Stage, "evidence", manifest.RoleStdout)
+	bundleDone := listed == nil
+	fileDone := slices.ContainsFunc(t3.Argv, func(a string) bool { return a == "--patch" || strings.HasPrefix(a, "--patch=") })
 	dump.EachSection(func(line int, label string) bool {
-		for _, b := range rules.DumpSectionBundles(label) {
-			if !listed[b] {
-				vf.rep.addf(ClassConditionMismatch, repField(i+1, t3.Stage, "evidence", manifest.RoleStdout), "DSHIO/T 21 5.1.7",
-					"the T3 dump of repetition %d has a section of bundle %q (line %d, %q), but the profile package.json T1 recorded (%s) lists the bundles %q: dsh composes the dump from the profile's bundles alone",
-					i+1, b, line, rules.DumpSectionPrefix+label, p, pm.BundleNames)
-				return false
+		for _, l := range rules.DumpSectionLayers(label) {
+			switch {
+			case strings.HasPrefix(l, "/"):
+				if !fileDone {
+					vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
+						"the T3 dump of repetition %d has a section patched by the file %q (line %d, %q), but the profile condition records a fresh profile and T3 ran without --patch: a new profile's patch file is dsh's template [] and a fresh home holds none, so no file changes a row",
+						i+1, l, line, rules.DumpSectionPrefix+label)
+					fileDone = true
+				}
+			case !bundleDone && !listed[l]:
+				vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
+					"the T3 dump of repetition %d has a section of bundle %q (line %d, %q), but the profile package.json T1 recorded lists the bundles %q: dsh composes the dump from the profile's bundles alone",
+					i+1, l, line, rules.DumpSectionPrefix+label, slices.Sorted(maps.Keys(listed)))
+				bundleDone = true
 			}
 		}
-		return true
+		return !bundleDone || !fileDone
 	})
+}
+
+// profileBundles returns the bundles of repetition i's trusted T1 profile
+// package.json's dsh.profile.bundles array, or nil when there is no such
+// array to read.
+func (vf *verification) profileBundles(i int) map[string]bool {
+	for _, st := range vf.m.Repetitions[i].Stages {
+		if st.Stage != string(rules.T1) {
+			continue
+		}
+		p := st.Evidence[manifest.RoleProfilePackageJSON]
+		doc, ok := vf.trusted[p]
+		if !ok || p == "" {
+			return nil
+		}
+		pm, err := rules.ReadProfileManifest(doc, vf.m.Subject.Name)
+		if err != nil || !pm.Bundles {
+			return nil // the T1 rule reads it and says why not; dsh reads no bundles of another shape
+		}
+		listed := make(map[string]bool, len(pm.BundleNames))
+		for _, b := range pm.BundleNames {
+			listed[b] = true
+		}
+		return listed
+	}
+	return nil
 }

@@ -11,19 +11,20 @@ import (
 
 // TestDumpSectionOfUnlistedBundle gives repetition 1's T3 dump a section
 // of a bundle acme-dsh-extra and repetition 2's a section that it
-// patched after the profile's own patch file, which dsh labels by its
-// path. dsh composes the dump from the bundles of the profile's
+// patched. dsh composes the dump from the bundles of the profile's
 // dsh.profile.bundles alone, so each dump contradicts the profile
 // package.json its T1 recorded: one condition-mismatch per dump, on its
 // stdout. Before, both verified, every verdict pass (the dump was held
 // to the patch only for the plugin's own entries). The control lists
-// acme-dsh-extra in both profiles: the same dumps, no finding, the path
-// label being no bundle.
+// acme-dsh-extra in both profiles: the same dumps, no finding. Then a
+// section of repetition 1 also patched by the profile's own patch file,
+// which dsh labels by its path: a fresh profile's patch file is dsh's
+// template [], which changes no row, so one finding naming the file.
 func TestDumpSectionOfUnlistedBundle(t *testing.T) {
 	a, signer, pol := passVectorToResign(t)
 	edits := map[string][2]string{
 		"repetitions/1/T3/": {"# == hello-dsh-plugin\n", "# == acme-dsh-extra\n- id: extra\n  name: acme-dsh-extra\n# == hello-dsh-plugin\n"},
-		"repetitions/2/T3/": {"# == @deepseek-ai/dsh-base\n- id: timer\n", "# == @deepseek-ai/dsh-base, patched by /dsh-home/profiles/web/cordis.patch.yml, acme-dsh-extra\n- id: timer\n"},
+		"repetitions/2/T3/": {"# == @deepseek-ai/dsh-base\n- id: timer\n", "# == @deepseek-ai/dsh-base, patched by acme-dsh-extra\n- id: timer\n"},
 	}
 	verifyWith := func(t *testing.T, listed bool) *Report {
 		t.Helper()
@@ -62,5 +63,10 @@ func TestDumpSectionOfUnlistedBundle(t *testing.T) {
 	}
 	if rep := verifyWith(t, true); !rep.OK() {
 		t.Errorf("acme-dsh-extra listed in the profile: %v", rep.Findings)
+	}
+	edits["repetitions/1/T3/"] = [2]string{"# == @deepseek-ai/dsh-base, patched by @deepseek-ai/dsh-web-app\n- id: hmr\n", "# == @deepseek-ai/dsh-base, patched by @deepseek-ai/dsh-web-app, /dsh-home/profiles/web/cordis.patch.yml\n- id: hmr\n"}
+	rep = verifyWith(t, true)
+	if len(rep.Findings) != 1 || rep.Findings[0].Field != "repetitions[1].T3.evidence.stdout" || !strings.Contains(rep.Findings[0].Message, `patched by the file "/dsh-home/profiles/web/cordis.patch.yml"`) {
+		t.Errorf("a section patched by the profile's patch file: %v", rep.Findings)
 	}
 }

@@ -94,6 +94,11 @@ func modelLies() []lie {
 			edit: func(c *lieCtx) {
 				c.inRep(1, rules.T3, manifest.RoleStdout, "# == hello-dsh-plugin\n", "# == acme-dsh-extra\n- id: extra\n  name: acme-dsh-extra\n# == hello-dsh-plugin\n")
 			}},
+		{name: "t3_section_patched_by_profile_file", class: C, field: "repetitions[1].T3.evidence.stdout", verdict: "pass", spec: spec,
+			desc: "repetition 1's T3 dump has rows patched by the profile's own cordis.patch.yml, which in a fresh profile is dsh's template [] and changes none: the profile was set up by hand",
+			edit: func(c *lieCtx) {
+				c.inRep(1, rules.T3, manifest.RoleStdout, "# == @deepseek-ai/dsh-base, patched by @deepseek-ai/dsh-web-app\n- id: hmr\n", "# == @deepseek-ai/dsh-base, patched by @deepseek-ai/dsh-web-app, /dsh-home/profiles/web/cordis.patch.yml\n- id: hmr\n")
+			}},
 		{name: "engine_warning_other_node", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "pass", honest: true, spec: "Fingerprint cross-checks",
 			desc: "pnpm's unsupported-engine warning names node v22.1.0 as current while the fingerprint says 24.11.1",
 			edit: func(c *lieCtx) {
