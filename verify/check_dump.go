@@ -164,13 +164,8 @@ func (vf *verification) profileBundles(i int) map[string]bool {
 		if st.Stage != string(rules.T1) {
 			continue
 		}
-		p := st.Evidence[manifest.RoleProfilePackageJSON]
-		doc, ok := vf.trusted[p]
-		if !ok || p == "" {
-			return nil
-		}
-		pm, err := rules.ReadProfileManifest(doc, vf.m.Subject.Name)
-		if err != nil || !pm.Bundles {
+		pm, ok := vf.profileManifest(st.Evidence[manifest.RoleProfilePackageJSON])
+		if !ok || !pm.Bundles {
 			return nil // the T1 rule reads it and says why not; dsh reads no bundles of another shape
 		}
 		listed := make(map[string]bool, len(pm.BundleNames))

@@ -254,13 +254,9 @@ func (vf *verification) checkListedProject(sm stageModel, name, dir string) {
 // declaring dsh.bundle (a patch is recorded).
 func (vf *verification) checkProfileManifest(sm stageModel, name string) {
 	p := sm.st.Evidence[manifest.RoleProfilePackageJSON]
-	doc, ok := vf.trusted[p]
-	if !ok || p == "" {
-		return
-	}
-	pm, err := rules.ReadProfileManifest(doc, vf.m.Subject.Name)
-	if err != nil {
-		return // the T1 rule reads it and says why not
+	pm, ok := vf.profileManifest(p)
+	if !ok {
+		return // not trusted, or the T1 rule reads it and says why not
 	}
 	field := repField(sm.rep, sm.st.Stage, "evidence", manifest.RoleProfilePackageJSON)
 	if want := rules.ProfilePackageName(name); name != "" && pm.Name != want {
@@ -271,4 +267,29 @@ func (vf *verification) checkProfileManifest(sm stageModel, name string) {
 		vf.rep.addf(ClassSubjectMismatch, field, "DSHIO/T 21 5.1.7",
 			"dsh.profile.bundles does not list %s, but T1 exited 0 installing it and it declares dsh.bundle (a patch is recorded): dsh adds such a package to the profile's bundles", vf.m.Subject.Name)
 	}
+}
+
+// profileRead is a profile package.json read once (profileManifest).
+type profileRead struct {
+	pm rules.ProfileManifest
+	ok bool
+}
+
+// profileManifest reads the trusted profile package.json at path p as
+// rules.ReadProfileManifest does, once per path; false when it is not
+// trusted or does not read.
+func (vf *verification) profileManifest(p string) (rules.ProfileManifest, bool) {
+	if r, done := vf.profiles[p]; done {
+		return r.pm, r.ok
+	}
+	var r profileRead
+	if doc, ok := vf.trusted[p]; ok && p != "" {
+		pm, err := rules.ReadProfileManifest(doc, vf.m.Subject.Name)
+		r = profileRead{pm, err == nil}
+	}
+	if vf.profiles == nil {
+		vf.profiles = map[string]profileRead{}
+	}
+	vf.profiles[p] = r
+	return r.pm, r.ok
 }

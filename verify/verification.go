@@ -54,6 +54,10 @@ type verification struct {
 	// references is how many roles of the evidence maps refer to each
 	// path (step 3, checkReferences).
 	references map[string]int
+	// profiles are the trusted T1 profile package.json files read so far,
+	// by path (profileManifest): the run model and the dump's sections
+	// both read them.
+	profiles map[string]profileRead
 	// derived is the re-derivation of every verdict from the trusted
 	// files (step 4, derive).
 	derived assemble.Derived
