@@ -161,7 +161,7 @@ func IsFixedCondition(name string) bool {
 
 // CondCommand is the fixed-condition name of a stage's command.
 func CondCommand(stage rules.Stage) string {
-	return fmt.Sprintf("%s command (DSHIO/T 21 5.1.8)", stage)
+	return string(stage) + " command (DSHIO/T 21 5.1.8)"
 }
 
 // CondTimeout is the fixed-condition name of a stage's time limit.

@@ -1,6 +1,6 @@
 package manifest
 
-import "fmt"
+import "strconv"
 
 // Evidence roles and their file names (SPEC.md "Evidence file layout").
 const (
@@ -75,5 +75,5 @@ func StagePath(rep int, stage string, role string) string {
 	if role == RoleProfilePackageJSON {
 		name = "profile-package.json"
 	}
-	return fmt.Sprintf("repetitions/%d/%s/%s", rep, stage, name)
+	return "repetitions/" + strconv.Itoa(rep) + "/" + stage + "/" + name
 }

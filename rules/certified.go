@@ -64,6 +64,9 @@ func FoldConfusables(s string) string {
 // exempts nothing. It is the one detector the verifier's report rules
 // and the claim checker share. SPEC.md "Forbidden words".
 func ClaimsCertified(text string, exempt ...string) bool {
+	if isASCII(text) && !containsFoldASCII(text, "certified") {
+		return false // FoldConfusables of ASCII is its lower case
+	}
 	t := FoldConfusables(text)
 	if !strings.Contains(t, "certified") {
 		return false
@@ -98,6 +101,18 @@ func insideName(t string, s, e int, names []string) bool {
 			if len(n) > e-s || strings.HasPrefix(t[end:], "@") || (from > 0 && t[from-1] == '/') {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// containsFoldASCII reports whether s holds word, an ASCII lower-case
+// word, in any mix of cases, as strings.Contains(strings.ToLower(s), word)
+// does for an ASCII s, without making the lower-case copy.
+func containsFoldASCII(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
+			return true
 		}
 	}
 	return false

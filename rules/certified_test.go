@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestClaimsCertified(t *testing.T) {
 	tests := []struct {
@@ -34,6 +37,20 @@ func TestClaimsCertified(t *testing.T) {
 	for _, tt := range tests {
 		if got := ClaimsCertified(tt.text, tt.exempt...); got != tt.want {
 			t.Errorf("ClaimsCertified(%q, %q) = %v, want %v", tt.text, tt.exempt, got, tt.want)
+		}
+	}
+}
+
+// TestContainsFoldASCIIAsLowerCase: ClaimsCertified's ASCII prefilter
+// answers as strings.Contains over strings.ToLower, the folding it skips.
+func TestContainsFoldASCIIAsLowerCase(t *testing.T) {
+	for _, s := range []string{
+		"", "c", "certifie", "certified", "CERTIFIED", "CeRtIfIeD", "uncertified", "xcertifiedx",
+		"certifieD!", "cert ified", "Certificate", "ccertified", "certifiec", "\x03ERTIFIED", "CERTIFIE\x04",
+		"cer\x00tified", "CERTIFIEDcertified", "[ertified", "certifie" + "d"[:0],
+	} {
+		if got, want := containsFoldASCII(s, "certified"), strings.Contains(strings.ToLower(s), "certified"); got != want {
+			t.Errorf("containsFoldASCII(%q) = %v, strings.Contains of its lower case %v", s, got, want)
 		}
 	}
 }

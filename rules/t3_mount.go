@@ -181,9 +181,16 @@ func DeriveT3(entries []Entry, o Observation, lim Limits) StageResult {
 		return failed(T3, ConfigFailed, disagreementError(Observation{Stderr: o.Stderr}, reasons), reasons)
 	}
 	dump := dp.Entries
-	byID := map[string][]DumpEntry{}
+	// Only the ids the patch's entries name are indexed: a dump holds
+	// every plugin's entries and the patch a few.
+	byID := make(map[string][]DumpEntry, len(entries))
+	for _, e := range entries {
+		byID[e.ID] = nil
+	}
 	for _, d := range dump {
-		byID[d.ID] = append(byID[d.ID], d)
+		if items, ok := byID[d.ID]; ok {
+			byID[d.ID] = append(items, d)
+		}
 	}
 	var bad, good []string
 	if len(entries) == 0 {

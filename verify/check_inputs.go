@@ -3,6 +3,7 @@ package verify
 import (
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dshaudit/dshaudit/assemble"
@@ -113,12 +114,14 @@ func (vf *verification) checkInputs() {
 	}
 	for i, rp := range vf.m.Repetitions {
 		for j, st := range rp.Stages {
-			p := fmt.Sprintf("/repetitions/%d/stages/%d", i, j)
+			p := "/repetitions/" + strconv.Itoa(i) + "/stages/" + strconv.Itoa(j)
 			if st.ExitCode != nil && (*st.ExitCode < 0 || *st.ExitCode > maxExitCode) {
 				bad(p+"/exit_code", "%d is outside 0..%d (an exit status)", *st.ExitCode, maxExitCode)
 			}
 			for k, a := range st.Argv {
-				text(fmt.Sprintf("%s/argv/%d", p, k), a)
+				if manifest.TextError(a) != nil { // the pointer is made only for a finding
+					text(p+"/argv/"+strconv.Itoa(k), a)
+				}
 			}
 			if st.Stage == string(rules.T4) && st.Liveness != nil && st.ExitCode != nil {
 				l := st.Liveness

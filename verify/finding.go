@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -137,7 +138,7 @@ type Finding struct {
 // "repetitions[1].T4.liveness". SPEC.md "Verification": every finding
 // numbers repetitions from 1.
 func repField(n int, stage string, rest ...string) string {
-	s := fmt.Sprintf("repetitions[%d]", n)
+	s := "repetitions[" + strconv.Itoa(n) + "]"
 	if stage != "" {
 		s += "." + stage
 	}
