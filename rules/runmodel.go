@@ -140,6 +140,12 @@ type ProfileManifest struct {
 	Bundles, Listed bool
 	// BundleNames are the array's string elements, in order.
 	BundleNames []string
+	// Version is the "version" member's string value, and HasVersion
+	// whether the document has the member at all: pnpm list labels the
+	// project NAME@VERSION from it, NAME alone without it
+	// (FormListProject).
+	Version    string
+	HasVersion bool
 }
 
 // ReadProfileManifest reads doc, a profile package.json, for its name,
@@ -160,6 +166,12 @@ func ReadProfileManifest(doc []byte, pkg string) (ProfileManifest, error) {
 	} else if raw != nil && raw[0] == '"' {
 		if pm.Name, err = jsonwalk.String(raw, "name"); err != nil {
 			return pm, err
+		}
+	}
+	if raw, err := jsonwalk.Last(v, "version", "version"); err != nil || raw != nil {
+		pm.HasVersion = true // one read two ways is there, its value "", not compared
+		if err == nil && raw[0] == '"' {
+			pm.Version, _ = jsonwalk.String(raw, "version") // one that does not read is "", not compared
 		}
 	}
 	obj := v

@@ -85,3 +85,27 @@ func TestReadStageModelRealEvidence(t *testing.T) {
 		t.Errorf("engine warning versions %+v", e.Versions)
 	}
 }
+
+// TestProfileManifestVersion reads a profile package.json's version as
+// pnpm list's label shows it (SPEC.md "The run model", relation 4): the
+// string value, and whether the member is there at all.
+func TestProfileManifestVersion(t *testing.T) {
+	for _, tc := range []struct {
+		doc        string
+		version    string
+		hasVersion bool
+	}{
+		{doc: `{"name":"dsh-profile-web"}`},
+		{doc: `{"version":"9.9.9"}`, version: "9.9.9", hasVersion: true},
+		{doc: `{"version":"1.0.0","version":"9.9.9"}`, hasVersion: true},
+		{doc: `{"version":1}`, hasVersion: true},
+	} {
+		pm, err := ReadProfileManifest([]byte(tc.doc), "a")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.doc, err)
+		}
+		if pm.Version != tc.version || pm.HasVersion != tc.hasVersion {
+			t.Errorf("%s: version %q %v; want %q %v", tc.doc, pm.Version, pm.HasVersion, tc.version, tc.hasVersion)
+		}
+	}
+}

@@ -225,16 +225,20 @@ func (vf *verification) checkRunModel(models []stageModel) {
 // under the recorded profile's project, pnpm's label
 // "dsh-profile-NAME HOME/profiles/NAME (PRIVATE)"; the plugin listed only
 // under another project, another name or another directory does not
-// count. Another project listed beside the right one is honest.
+// count. Another project listed beside the right one is honest. The
+// profile's project is then held to the package.json the repetition's
+// T1 recorded (checkListedProfile).
 func (vf *verification) checkListedProject(sm stageModel, name, dir string) {
 	sub := vf.m.Subject
+	deps := rules.ListedDependencies(sm.out)
 	var under []string
-	for _, d := range rules.ListedDependencies(sm.out) {
+	for _, d := range deps {
 		if d.Name != sub.Name || d.Version != sub.Version {
 			continue
 		}
 		p, ok := rules.ParseProject(d.Project)
 		if ok && p.Name == rules.ProfilePackageName(name) && p.Dir == dir {
+			vf.checkListedProfile(sm, deps, name, dir)
 			return
 		}
 		under = append(under, d.Project)
@@ -245,6 +249,46 @@ func (vf *verification) checkListedProject(sm stageModel, name, dir string) {
 	vf.rep.addf(ClassConditionMismatch, repField(sm.rep, sm.st.Stage, "evidence", manifest.RoleMerged), "DSHIO/T 21 5.1.7",
 		"lists %s %s under the project %q, but the profile condition's profile is %s %s: pnpm's label for it is %q", sub.Name, sub.Version, under[0],
 		rules.ProfilePackageName(name), dir, rules.ProfilePackageName(name)+" "+dir+" (PRIVATE)")
+}
+
+// checkListedProfile holds what T2 lists of the recorded profile's
+// project to the profile package.json its repetition's T1 recorded,
+// when that T1 exited 0: nothing writes the profile between the two, and
+// pnpm list reads the project's package.json for its label (its version,
+// none when it has none).
+func (vf *verification) checkListedProfile(sm stageModel, deps []rules.Dependency, name, dir string) {
+	var t1 *manifest.Stage
+	for i := range vf.m.Repetitions[sm.rep-1].Stages {
+		if st := &vf.m.Repetitions[sm.rep-1].Stages[i]; st.Stage == string(rules.T1) {
+			t1 = st
+			break
+		}
+	}
+	if t1 == nil || t1.ExitCode == nil || *t1.ExitCode != 0 {
+		return
+	}
+	pm, ok := vf.profileManifest(t1.Evidence[manifest.RoleProfilePackageJSON])
+	if !ok {
+		return
+	}
+	field := repField(sm.rep, sm.st.Stage, "evidence", manifest.RoleMerged)
+	t1Field := repField(sm.rep, t1.Stage, "evidence", manifest.RoleProfilePackageJSON)
+	for _, d := range deps {
+		p, ok := rules.ParseProject(d.Project)
+		if !ok || p.Name != rules.ProfilePackageName(name) || p.Dir != dir {
+			continue
+		}
+		switch {
+		case !pm.HasVersion && p.Version != "":
+			vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
+				"labels the profile's project %q, version %q, but the profile package.json %s recorded has no version: pnpm list labels a project with its package.json's version, and without one with its name alone", d.Project, p.Version, t1Field)
+			return
+		case pm.Version != "" && p.Version != pm.Version:
+			vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
+				"labels the profile's project %q, version %q, but the profile package.json %s recorded has version %q: pnpm list labels a project with its package.json's version", d.Project, p.Version, t1Field, pm.Version)
+			return
+		}
+	}
 }
 
 // checkProfileManifest: T1's recorded profile package.json is the

@@ -80,6 +80,11 @@ func modelLies() []lie {
 			edit: func(c *lieCtx) {
 				c.streams(rules.T2, "stdout", projectLine, "dsh-profile-web /srv/old/profiles/web (PRIVATE)")
 			}},
+		{name: "t2_project_label_with_version", class: C, field: "repetitions[1].T2.evidence.merged", verdict: "pass", honest: true, spec: spec,
+			desc: "T2 labels the profile's project dsh-profile-web@9.9.9, but the profile package.json T1 recorded has no version: pnpm list labels a project with its package.json's version, so the listing is of another package.json",
+			edit: func(c *lieCtx) {
+				c.streams(rules.T2, "stdout", projectLine, "dsh-profile-web@9.9.9 /dsh-home/profiles/web (PRIVATE)")
+			}},
 		{name: "t1_profile_json_other_profile", class: C, field: "repetitions[1].T1.evidence.profile_package_json", verdict: "pass", honest: true, spec: spec,
 			desc: "T1's recorded profile package.json is named dsh-profile-work, another profile's",
 			edit: func(c *lieCtx) { c.profileJSON(`"name": "dsh-profile-web"`, `"name": "dsh-profile-work"`) }},
