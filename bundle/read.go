@@ -260,9 +260,15 @@ func checkEntryHeader(hdr *tar.Header, lim Limits) error {
 	if hdr.Format != tar.FormatUSTAR && hdr.Format != tar.FormatPAX {
 		return fmt.Errorf("%w: %q is in tar format %v, want ustar or PAX", ErrUnsupportedHeader, name, hdr.Format)
 	}
-	for _, k := range slices.Sorted(maps.Keys(hdr.PAXRecords)) {
-		if k != "path" {
-			return fmt.Errorf("%w: %q has PAX record %q", ErrUnsupportedHeader, name, k)
+	for k := range hdr.PAXRecords {
+		if k == "path" {
+			continue
+		}
+		// The first such record in order is named, not the map's pick.
+		for _, k := range slices.Sorted(maps.Keys(hdr.PAXRecords)) {
+			if k != "path" {
+				return fmt.Errorf("%w: %q has PAX record %q", ErrUnsupportedHeader, name, k)
+			}
 		}
 	}
 	if hdr.Linkname != "" {

@@ -39,11 +39,10 @@ var EnvironmentRoles = []string{RoleDSHVersion, RoleNodeVersion, RolePNPMVersion
 // (SPEC.md "Evidence file layout"): every stage's streams, and T1's
 // profile package.json. stage is a stage code ("T1"…"T4").
 func StageRoles(stage string) []string {
-	roles := []string{RoleStdout, RoleStderr, RoleMerged}
 	if stage == "T1" {
-		roles = append(roles, RoleProfilePackageJSON)
+		return []string{RoleStdout, RoleStderr, RoleMerged, RoleProfilePackageJSON}
 	}
-	return roles
+	return []string{RoleStdout, RoleStderr, RoleMerged}
 }
 
 // StaticPath is where a T0 evidence file of the given role is stored.

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
@@ -534,22 +535,10 @@ func (s *searcher) index(b []byte) int {
 // as they go: nothing is allocated per line.
 func eachCandidate(out []byte, f func(start, end int, forms uint64) bool) {
 	count := byteCounts(out)
-	var ss []*searcher
-	for i := range Catalogue {
-		mask := uint64(0)
-		for k := range Catalogue {
-			if Catalogue[k].Literal == Catalogue[i].Literal {
-				if k < i {
-					mask = 0 // searched already
-					break
-				}
-				mask |= 1 << k
-			}
-		}
-		if mask == 0 {
-			continue
-		}
-		s := &searcher{lit: []byte(Catalogue[i].Literal), forms: mask}
+	lits := catalogueLiterals()
+	ss := make([]searcher, 0, len(lits)+4)
+	for _, l := range lits {
+		s := searcher{lit: l.lit, forms: l.forms}
 		for k, c := range s.lit {
 			if count[c] < count[s.lit[s.anchor]] {
 				s.anchor = k
@@ -561,24 +550,24 @@ func eachCandidate(out []byte, f func(start, end int, forms uint64) bool) {
 	}
 	for c, n := range count {
 		if n > 0 && removedByCleaning(byte(c)) {
-			ss = append(ss, &searcher{lit: []byte{byte(c)}, forms: ^uint64(0)})
+			ss = append(ss, searcher{lit: cleanedBytes[c : c+1], forms: ^uint64(0)})
 		}
 	}
-	for _, s := range ss {
-		s.advance(out)
+	for i := range ss {
+		ss[i].advance(out)
 	}
 	for {
 		start, end, forms := -1, 0, uint64(0)
-		for _, s := range ss {
-			if s.next >= 0 && (start < 0 || s.next < start) {
+		for i := range ss {
+			if s := &ss[i]; s.next >= 0 && (start < 0 || s.next < start) {
 				start, end = s.next, s.end
 			}
 		}
 		if start < 0 {
 			return
 		}
-		for _, s := range ss {
-			if s.next == start {
+		for i := range ss {
+			if s := &ss[i]; s.next == start {
 				forms |= s.forms
 				s.advance(out)
 			}
@@ -588,6 +577,44 @@ func eachCandidate(out []byte, f func(start, end int, forms uint64) bool) {
 		}
 	}
 }
+
+// catalogueLiteral is one distinct literal of Catalogue and the forms
+// that hold it.
+type catalogueLiteral struct {
+	lit   []byte
+	forms uint64
+}
+
+// catalogueLiterals are Catalogue's distinct literals, each with the mask
+// of the forms that hold it, in the order of their first form.
+var catalogueLiterals = sync.OnceValue(func() []catalogueLiteral {
+	var out []catalogueLiteral
+	for i := range Catalogue {
+		mask := uint64(0)
+		for k := range Catalogue {
+			if Catalogue[k].Literal == Catalogue[i].Literal {
+				if k < i {
+					mask = 0 // listed already
+					break
+				}
+				mask |= 1 << k
+			}
+		}
+		if mask != 0 {
+			out = append(out, catalogueLiteral{lit: []byte(Catalogue[i].Literal), forms: mask})
+		}
+	}
+	return out
+})
+
+// cleanedBytes holds every byte value at its own index, so that a
+// one-byte searcher's literal is a slice of it, not an allocation.
+var cleanedBytes = func() (b [256]byte) {
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}()
 
 // removedByCleaning reports whether c is a byte other than "\n" that
 // cleaning removes or replaces (C0 controls, ESC and DEL; a tab becomes a

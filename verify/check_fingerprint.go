@@ -81,20 +81,20 @@ func (vf *verification) checkFingerprint() *rules.Fingerprint {
 				if !ok {
 					continue
 				}
-				field := repField(i+1, st.Stage, "evidence", role)
+				field := func() string { return repField(i+1, st.Stage, "evidence", role) } // for a finding only
 				for _, v := range printed(b, pnpmPrinted) {
 					if v != fp.PNPM {
-						bad("fingerprint", "DSHIO/T 21 5.2", "pnpm=%s, but %s (%s) shows pnpm %s running", fp.PNPM, field, st.Evidence[role], v)
+						bad("fingerprint", "DSHIO/T 21 5.2", "pnpm=%s, but %s (%s) shows pnpm %s running", fp.PNPM, field(), st.Evidence[role], v)
 					}
 				}
 				for _, v := range printed(b, nodePrinted) {
 					if v != fp.Node {
-						bad("fingerprint", "DSHIO/T 21 5.2", "node=%s, but %s (%s) shows node %s running", fp.Node, field, st.Evidence[role], v)
+						bad("fingerprint", "DSHIO/T 21 5.2", "node=%s, but %s (%s) shows node %s running", fp.Node, field(), st.Evidence[role], v)
 					}
 				}
 				for _, v := range printed(b, dshPrinted) {
 					if v != fp.DSH {
-						bad("fingerprint", "DSHIO/T 21 5.2", "dsh=%s, but %s (%s) shows dsh %s installed", fp.DSH, field, st.Evidence[role], v)
+						bad("fingerprint", "DSHIO/T 21 5.2", "dsh=%s, but %s (%s) shows dsh %s installed", fp.DSH, field(), st.Evidence[role], v)
 					}
 				}
 			}

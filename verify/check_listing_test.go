@@ -18,8 +18,8 @@ import (
 func TestListedProfileAgainstT1(t *testing.T) {
 	a, signer, pol := passVectorToResign(t)
 	const (
-		label   = "dsh-profile-web /dsh-home/profiles/web (PRIVATE)\n"
-		deps    = "\"dependencies\": {\n"
+		label = "dsh-profile-web /dsh-home/profiles/web (PRIVATE)\n"
+		deps  = "\"dependencies\": {\n"
 	)
 	type edit struct{ t2Old, t2New, pjOld, pjNew string }
 	for _, tc := range []struct {

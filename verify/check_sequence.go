@@ -144,7 +144,13 @@ func environmentPlace(role string) string {
 }
 
 func stagePlace(n int, stage, role string) string {
-	if !slices.Contains(manifest.StageRoles(stage), role) {
+	switch role {
+	case manifest.RoleStdout, manifest.RoleStderr, manifest.RoleMerged:
+	case manifest.RoleProfilePackageJSON:
+		if stage != "T1" {
+			return noSuchRole
+		}
+	default:
 		return noSuchRole
 	}
 	return manifest.StagePath(n, stage, role)
