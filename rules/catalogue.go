@@ -426,10 +426,7 @@ type Reading struct {
 // per line.
 func ReadForms(out []byte, f func(Reading) bool) {
 	var scratch [8][]byte
-	lits := make([][]byte, len(Catalogue))
-	for i := range Catalogue {
-		lits[i] = []byte(Catalogue[i].Literal)
-	}
+	lits := catalogueBytes()
 	eachCandidate(out, func(start, end int, forms uint64) bool {
 		l := bytes.TrimSuffix(out[start:end], []byte("\r"))
 		if !printableASCII(l) {
@@ -603,6 +600,15 @@ var catalogueLiterals = sync.OnceValue(func() []catalogueLiteral {
 		if mask != 0 {
 			out = append(out, catalogueLiteral{lit: []byte(Catalogue[i].Literal), forms: mask})
 		}
+	}
+	return out
+})
+
+// catalogueBytes is each form's literal as bytes, by index in Catalogue.
+var catalogueBytes = sync.OnceValue(func() [][]byte {
+	out := make([][]byte, len(Catalogue))
+	for i := range Catalogue {
+		out[i] = []byte(Catalogue[i].Literal)
 	}
 	return out
 })

@@ -181,7 +181,10 @@ func (dp *Dump) EachSection(f func(line int, label string) bool) bool {
 func DumpSectionLayers(label string) []string {
 	origin, patchers, _ := strings.Cut(label, ", patched by ")
 	var out []string
-	for _, l := range append([]string{origin}, strings.Split(patchers, ", ")...) {
+	if origin != "" {
+		out = append(out, origin)
+	}
+	for l := range strings.SplitSeq(patchers, ", ") {
 		if l != "" {
 			out = append(out, l)
 		}

@@ -138,14 +138,19 @@ type Finding struct {
 // "repetitions[1].T4.liveness". SPEC.md "Verification": every finding
 // numbers repetitions from 1.
 func repField(n int, stage string, rest ...string) string {
-	s := "repetitions[" + strconv.Itoa(n) + "]"
+	var buf [64]byte // one allocation, the string's
+	b := append(buf[:0], "repetitions["...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, ']')
 	if stage != "" {
-		s += "." + stage
+		b = append(b, '.')
+		b = append(b, stage...)
 	}
 	for _, r := range rest {
-		s += "." + r
+		b = append(b, '.')
+		b = append(b, r...)
 	}
-	return s
+	return string(b)
 }
 
 func (f Finding) String() string {
