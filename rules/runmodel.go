@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dshaudit/dshaudit/internal/jsonwalk"
 )
@@ -146,6 +147,14 @@ type ProfileManifest struct {
 	// (FormListProject).
 	Version    string
 	HasVersion bool
+	// Dependencies is the "dependencies" object as it stands in the
+	// document, nil when it is absent, not an object or read two ways
+	// (a conflict the T1 rule reports). OtherDependencies is whether an
+	// optionalDependencies or devDependencies object has a member: pnpm
+	// lists a name there under another header, even one that
+	// dependencies also holds.
+	Dependencies      []byte
+	OtherDependencies bool
 }
 
 // ReadProfileManifest reads doc, a profile package.json, for its name,
@@ -161,21 +170,41 @@ func ReadProfileManifest(doc []byte, pkg string) (ProfileManifest, error) {
 	if v[0] != '{' {
 		return pm, kindError("the document", v)
 	}
-	if raw, err := jsonwalk.Last(v, "name", "name"); err != nil {
+	// The top level is walked once for every member read (a profile
+	// package.json may be as large as an entry).
+	var vals [len(profileMembers)][]byte
+	var errs [len(profileMembers)]error
+	if err := jsonwalk.LastEach(v, profileMembers[:], profileMembers[:], vals[:], errs[:]); err != nil {
+		return pm, err
+	}
+	if raw, err := vals[0], errs[0]; err != nil {
 		return pm, err
 	} else if raw != nil && raw[0] == '"' {
 		if pm.Name, err = jsonwalk.String(raw, "name"); err != nil {
 			return pm, err
 		}
 	}
-	if raw, err := jsonwalk.Last(v, "version", "version"); err != nil || raw != nil {
+	if raw, err := vals[1], errs[1]; err != nil || raw != nil {
 		pm.HasVersion = true // one read two ways is there, its value "", not compared
 		if err == nil && raw[0] == '"' {
 			pm.Version, _ = jsonwalk.String(raw, "version") // one that does not read is "", not compared
 		}
 	}
-	obj := v
-	for _, step := range []string{"dsh", "profile", "bundles"} {
+	if raw := vals[2]; errs[2] == nil && raw != nil && raw[0] == '{' {
+		pm.Dependencies = raw
+	}
+	for i := 3; i <= 4; i++ {
+		raw := vals[i]
+		pm.OtherDependencies = pm.OtherDependencies || errs[i] != nil || raw != nil && raw[0] == '{' && len(bytes.TrimSpace(raw[1:len(raw)-1])) > 0
+	}
+	if errs[5] != nil || vals[5] == nil {
+		return pm, errs[5]
+	}
+	obj := vals[5]
+	if obj[0] != '{' {
+		return pm, nil
+	}
+	for _, step := range []string{"profile", "bundles"} {
 		raw, err := jsonwalk.Last(obj, step, step)
 		if err != nil || raw == nil {
 			return pm, err
@@ -205,6 +234,66 @@ func ReadProfileManifest(doc []byte, pkg string) (ProfileManifest, error) {
 		return pm, err
 	}
 	return pm, serr
+}
+
+// profileMembers are the top-level members ReadProfileManifest reads, in
+// the order it reads them.
+var profileMembers = [...]string{"name", "version", "dependencies", "optionalDependencies", "devDependencies", "dsh"}
+
+// ProfileListing compares the names pnpm list lists in the dependencies
+// blocks of a profile's project (listed) with the keys of the profile
+// package.json's dependencies (pm.Dependencies): pnpm list lists a
+// project's dependencies from the lockfile pnpm wrote with that
+// package.json, so each listed name is a key and, when no other
+// dependency field has a member (pm.OtherDependencies), each key is
+// listed. extra is the first listed name that is no key, missing the
+// first key that is not listed ("" when there is none). ok is false when
+// there is nothing to compare with (no dependencies object, or a key
+// that does not decode). One pass over the object, each key looked up
+// in a set of the listed names. SPEC.md "The run model".
+func ProfileListing(pm ProfileManifest, listed []string) (extra, missing string, ok bool) {
+	if pm.Dependencies == nil {
+		return "", "", false
+	}
+	seen := make(map[string]bool, len(listed))
+	for _, n := range listed {
+		seen[n] = false
+	}
+	bad := false
+	err := jsonwalk.Members(pm.Dependencies, func(key, _ []byte) bool {
+		body := key[1 : len(key)-1]
+		var k string
+		if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+			if _, in := seen[string(body)]; in { // no allocation
+				seen[string(body)] = true
+				return true
+			}
+			if missing == "" && !pm.OtherDependencies {
+				missing = string(body)
+			}
+			return true
+		}
+		if json.Unmarshal(key, &k) != nil {
+			bad = true
+			return false
+		} else if _, in := seen[k]; in {
+			seen[k] = true
+			return true
+		}
+		if missing == "" && !pm.OtherDependencies {
+			missing = k
+		}
+		return true
+	})
+	if err != nil || bad {
+		return "", "", false
+	}
+	for _, n := range listed {
+		if !seen[n] {
+			return n, missing, true
+		}
+	}
+	return "", missing, true
 }
 
 // ProfilePackageName is the name dsh gives a profile's package.json:

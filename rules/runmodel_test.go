@@ -109,3 +109,42 @@ func TestProfileManifestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileListing compares a profile project's listed names with the
+// keys of its package.json's dependencies (SPEC.md "The run model",
+// relation 4): each listed name is a key and, without another dependency
+// field holding a member, each key is listed; keys are decoded as
+// JSON.parse decodes them, the last of a repeated member counts.
+func TestProfileListing(t *testing.T) {
+	for _, tc := range []struct {
+		doc            string
+		listed         []string
+		extra, missing string
+		ok, otherDeps  bool
+	}{
+		{doc: `{"dependencies":{"a":"1","b":"2"}}`, listed: []string{"a", "b"}, ok: true},
+		{doc: `{"dependencies":{"a":"1"}}`, listed: []string{"a", "x"}, extra: "x", ok: true},
+		{doc: `{"dependencies":{"a":"1","y":"2"}}`, listed: []string{"a"}, missing: "y", ok: true},
+		{doc: `{"dependencies":{"\u0061":"1","y":"2"}}`, listed: []string{"a", "y"}, ok: true},
+		{doc: `{"dependencies":{"a":"1","a":"2"}}`, listed: []string{"a"}, ok: true},
+		{doc: `{"dependencies":{}}`, listed: []string{"a"}, extra: "a", ok: true},
+		{doc: `{"dependencies":{"a":"1","y":"2"},"optionalDependencies":{"y":"2"}}`, listed: []string{"a"}, ok: true, otherDeps: true},
+		{doc: `{"dependencies":{"a":"1","y":"2"},"devDependencies":{}}`, listed: []string{"a"}, missing: "y", ok: true},
+		{doc: `{"dependencies":{"a":"1"},"dependencies":{"b":"1"}}`, listed: []string{"a"}},
+		{doc: `{"dependencies":[]}`, listed: []string{"a"}},
+		{doc: `{"dependencies":{"a":"1","y":"2"},"optionalDependencies":{},"optionalDependencies":{"y":"2"}}`, listed: []string{"a"}, ok: true, otherDeps: true},
+		{doc: `{"dependencies":{"a":"1","\ud800":"2"}}`, listed: []string{"a"}, ok: true, missing: "\ufffd"},
+	} {
+		pm, err := ReadProfileManifest([]byte(tc.doc), "a")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.doc, err)
+		}
+		if pm.OtherDependencies != tc.otherDeps {
+			t.Errorf("%s: other dependencies %v, want %v", tc.doc, pm.OtherDependencies, tc.otherDeps)
+		}
+		extra, missing, ok := ProfileListing(pm, tc.listed)
+		if extra != tc.extra || missing != tc.missing || ok != tc.ok {
+			t.Errorf("%s listing %q: extra %q, missing %q, %v; want %q, %q, %v", tc.doc, tc.listed, extra, missing, ok, tc.extra, tc.missing, tc.ok)
+		}
+	}
+}

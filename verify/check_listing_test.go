@@ -12,14 +12,16 @@ import (
 // to the profile package.json the same repetition's T1 recorded (SPEC.md
 // "The run model", relation 4): pnpm list labels the project with its
 // package.json's version (none when it has none, as dsh's profile
-// package.json has none). Each lie is re-signed with every
+// package.json has none) and lists its dependencies from the lockfile
+// pnpm wrote with that package.json. Each lie is re-signed with every
 // verdict unchanged; before, each verified. Each honest twin changes
 // both sides alike and verifies.
 func TestListedProfileAgainstT1(t *testing.T) {
 	a, signer, pol := passVectorToResign(t)
 	const (
-		label = "dsh-profile-web /dsh-home/profiles/web (PRIVATE)\n"
-		deps  = "\"dependencies\": {\n"
+		label   = "dsh-profile-web /dsh-home/profiles/web (PRIVATE)\n"
+		listing = "dependencies:\nhello-dsh-plugin 1.0.0\n"
+		deps    = "\"dependencies\": {\n"
 	)
 	type edit struct{ t2Old, t2New, pjOld, pjNew string }
 	for _, tc := range []struct {
@@ -32,6 +34,16 @@ func TestListedProfileAgainstT1(t *testing.T) {
 		{"label with another version than the package.json's", []edit{{t2Old: label, t2New: "dsh-profile-web@9.9.9 /dsh-home/profiles/web (PRIVATE)\n", pjOld: deps, pjNew: "\"version\": \"1.0.0\",\n" + deps}},
 			`has version "1.0.0"`},
 		{"honest: label with the package.json's version", []edit{{t2Old: label, t2New: "dsh-profile-web@9.9.9 /dsh-home/profiles/web (PRIVATE)\n", pjOld: deps, pjNew: "\"version\": \"9.9.9\",\n" + deps}}, ""},
+		{"listed package the package.json lacks", []edit{{t2Old: listing, t2New: "dependencies:\nevil-plugin 1.0.0\nhello-dsh-plugin 1.0.0\n"}},
+			`lists "evil-plugin" among the dependencies of the profile's project, but the dependencies of the profile package.json`},
+		{"package.json dependency not listed", []edit{{pjOld: deps, pjNew: deps + "\"evil-plugin\": \"file:/pkgs/evil-plugin-1.0.0.tgz\",\n"}},
+			`does not list "evil-plugin" among the dependencies of the profile's project, but the dependencies of the profile package.json`},
+		{"package.json dependency not listed, escaped key", []edit{{pjOld: deps, pjNew: deps + "\"evil\\u002dplugin\": \"file:/pkgs/evil-plugin-1.0.0.tgz\",\n"}},
+			`does not list "evil-plugin"`},
+		{"honest: both hold another dependency", []edit{{t2Old: listing, t2New: "dependencies:\nevil-plugin 1.0.0\nhello-dsh-plugin 1.0.0\n", pjOld: deps, pjNew: deps + "\"evil\\u002dplugin\": \"file:/pkgs/evil-plugin-1.0.0.tgz\",\n"}}, ""},
+		{"honest: the other dependency also optional, listed under optionalDependencies", []edit{
+			{t2Old: listing, t2New: listing + "\noptionalDependencies:\nevil-plugin 1.0.0\n", pjOld: deps, pjNew: "\"optionalDependencies\": {\"evil-plugin\": \"file:/pkgs/evil-plugin-1.0.0.tgz\"},\n" + deps + "\"evil-plugin\": \"file:/pkgs/evil-plugin-1.0.0.tgz\",\n"}}, ""},
+		{"honest: another project lists another package", []edit{{t2Old: listing, t2New: listing + "\ndsh-profile-work /srv/old/profiles/work (PRIVATE)\n\ndependencies:\nevil-plugin 1.0.0\n"}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := maps.Clone(a.Files)

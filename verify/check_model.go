@@ -255,7 +255,8 @@ func (vf *verification) checkListedProject(sm stageModel, name, dir string) {
 // project to the profile package.json its repetition's T1 recorded,
 // when that T1 exited 0: nothing writes the profile between the two, and
 // pnpm list reads the project's package.json for its label (its version,
-// none when it has none).
+// none when it has none) and lists its dependencies from the lockfile
+// pnpm wrote beside that package.json.
 func (vf *verification) checkListedProfile(sm stageModel, deps []rules.Dependency, name, dir string) {
 	var t1 *manifest.Stage
 	for i := range vf.m.Repetitions[sm.rep-1].Stages {
@@ -273,21 +274,37 @@ func (vf *verification) checkListedProfile(sm stageModel, deps []rules.Dependenc
 	}
 	field := repField(sm.rep, sm.st.Stage, "evidence", manifest.RoleMerged)
 	t1Field := repField(sm.rep, t1.Stage, "evidence", manifest.RoleProfilePackageJSON)
+	var listed []string
+	labelled := false
 	for _, d := range deps {
 		p, ok := rules.ParseProject(d.Project)
 		if !ok || p.Name != rules.ProfilePackageName(name) || p.Dir != dir {
+			continue
+		}
+		listed = append(listed, d.Name)
+		if labelled {
 			continue
 		}
 		switch {
 		case !pm.HasVersion && p.Version != "":
 			vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
 				"labels the profile's project %q, version %q, but the profile package.json %s recorded has no version: pnpm list labels a project with its package.json's version, and without one with its name alone", d.Project, p.Version, t1Field)
-			return
+			labelled = true
 		case pm.Version != "" && p.Version != pm.Version:
 			vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
 				"labels the profile's project %q, version %q, but the profile package.json %s recorded has version %q: pnpm list labels a project with its package.json's version", d.Project, p.Version, t1Field, pm.Version)
-			return
+			labelled = true
 		}
+	}
+	extra, missing, ok := rules.ProfileListing(pm, listed)
+	switch {
+	case !ok:
+	case extra != "":
+		vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
+			"lists %q among the dependencies of the profile's project, but the dependencies of the profile package.json %s recorded do not have it: pnpm list lists a project's dependencies as pnpm installed them for that package.json", extra, t1Field)
+	case missing != "":
+		vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
+			"does not list %q among the dependencies of the profile's project, but the dependencies of the profile package.json %s recorded have it: pnpm list lists every dependency pnpm installed for that package.json", missing, t1Field)
 	}
 }
 

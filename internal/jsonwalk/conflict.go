@@ -53,27 +53,50 @@ func BOM(doc []byte) error {
 // that is a *ConflictError naming path. Members of the same bytes read
 // the same whoever reads them.
 func Last(obj []byte, name, path string) ([]byte, error) {
-	var last, first []byte
-	differ := false
+	var v [1][]byte
+	var e [1]error
+	if err := LastEach(obj, []string{name}, []string{path}, v[:], e[:]); err != nil {
+		return nil, err
+	}
+	return v[0], e[0]
+}
+
+// LastEach is Last for several member names of obj in one pass over it:
+// vals[i] and errs[i] are what Last(obj, names[i], paths[i]) returns, and
+// the error is Members' when obj does not walk (then vals and errs say
+// nothing). A document read for several members is walked once, not once
+// per member.
+func LastEach(obj []byte, names, paths []string, vals [][]byte, errs []error) error {
+	var fb [8][]byte // no allocation for the few names a reader asks for
+	var db [8]bool
+	firsts, differ := fb[:0], db[:0]
+	if len(names) > len(fb) {
+		firsts, differ = make([][]byte, 0, len(names)), make([]bool, 0, len(names))
+	}
+	firsts, differ = firsts[:len(names)], differ[:len(names)]
 	err := Members(obj, func(key, value []byte) bool {
-		if !KeyIs(key, name) {
-			return true
+		for i, name := range names {
+			if !KeyIs(key, name) {
+				continue
+			}
+			if vals[i] == nil {
+				firsts[i] = value
+			} else if !bytes.Equal(value, vals[i]) {
+				differ[i] = true
+			}
+			vals[i] = value
 		}
-		if last == nil {
-			first = value
-		} else if !bytes.Equal(value, last) {
-			differ = true
-		}
-		last = value
 		return true
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if differ {
-		return nil, duplicateConflict(path, first, last)
+	for i := range names {
+		if differ[i] {
+			vals[i], errs[i] = nil, duplicateConflict(paths[i], firsts[i], vals[i])
+		}
 	}
-	return last, nil
+	return nil
 }
 
 func duplicateConflict(path string, first, last []byte) error {
