@@ -63,8 +63,11 @@ type PathSet struct {
 	dirs  map[string]bool
 }
 
-func NewPathSet() *PathSet {
-	return &PathSet{files: map[string]bool{}, dirs: map[string]bool{}}
+func NewPathSet() *PathSet { return NewPathSetSize(0) }
+
+// NewPathSetSize returns an empty set with room for about n paths.
+func NewPathSetSize(n int) *PathSet {
+	return &PathSet{files: make(map[string]bool, n), dirs: make(map[string]bool, n/2)}
 }
 
 // Add records p, which must already be a ValidPath.

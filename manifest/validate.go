@@ -29,7 +29,7 @@ func Validate(m *Manifest) error {
 	}
 
 	listed := make(map[string]bool, len(m.Files))
-	seen := NewPathSet()
+	seen := NewPathSetSize(len(m.Files))
 	for i, f := range m.Files {
 		if err := CheckEvidencePath(f.Path, MaxPathLen); err != nil {
 			bad("files[%d].path: %w", i, err)

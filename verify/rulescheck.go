@@ -31,17 +31,20 @@ func (vf *verification) checkRules() {
 // the standards cover (DSHIO/T 10 8.2 forbids claiming a certified state
 // in any of them), by field name.
 func writerTexts(m *manifest.Manifest) map[string]string {
-	t := map[string]string{
-		"declaration":              m.Declaration,
-		"tool.name":                m.Tool.Name,
-		"tool.version":             m.Tool.Version,
-		"subject.spec":             m.Subject.Spec,
-		"subject.source":           m.Subject.Source,
-		"image.name":               m.Image.Name,
-		"baseline":                 m.Baseline,
-		"static.patch_fetch_error": m.Static.PatchFetchError,
-		"claimed.verdict":          m.Claimed.Verdict,
+	stages := 0
+	for _, rp := range m.Repetitions {
+		stages += len(rp.Stages)
 	}
+	t := make(map[string]string, 9+len(m.Standards)+len(m.Deviations)+len(m.Conditions.Fixed)+len(m.Conditions.Variable)+stages)
+	t["declaration"] = m.Declaration
+	t["tool.name"] = m.Tool.Name
+	t["tool.version"] = m.Tool.Version
+	t["subject.spec"] = m.Subject.Spec
+	t["subject.source"] = m.Subject.Source
+	t["image.name"] = m.Image.Name
+	t["baseline"] = m.Baseline
+	t["static.patch_fetch_error"] = m.Static.PatchFetchError
+	t["claimed.verdict"] = m.Claimed.Verdict
 	for i, s := range m.Standards {
 		t[fmt.Sprintf("standards[%d]", i)] = s
 	}

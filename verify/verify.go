@@ -294,7 +294,7 @@ func (vf *verification) checkFiles(arc *bundle.Archive) {
 			untrusted[f.Path] = true
 		}
 	}
-	trusted := map[string][]byte{}
+	trusted := make(map[string][]byte, len(vf.m.Files))
 	for _, f := range vf.m.Files {
 		if b, ok := arc.Files[f.Path]; ok && !untrusted[f.Path] {
 			trusted[f.Path] = b
