@@ -145,17 +145,16 @@ func DumpSectionOrigin(label string) string {
 	return origin
 }
 
-// EachSection calls f with the line number and label of each of the
-// dump's `# ==` section comments, in order, until f returns false. It
-// returns false, calling f for none, when the dump is not in the block
-// style dsh writes (the fast path did not read it): its comments could
-// then be told only from its whole reading, which a dump at the size
-// limit of one-character items makes cost 17 MiB beside the evidence,
-// and which its entries' checks make only where an entry needs it.
-func (dp *Dump) EachSection(f func(line int, label string) bool) bool {
-	if !dp.fast {
-		return false
-	}
+// EachSection calls f with the line number and label of each line of
+// the dump that starts with DumpSectionPrefix, in order, until f returns
+// false, whatever the dump's style. js-yaml's dump writes no scalar text
+// at column 0, so in a dump dsh wrote these lines are exactly its section
+// comments; in another YAML such a line may be a multi-line quoted
+// scalar's text, and is read as a label all the same (SPEC.md "The run
+// model", relation 8), rather than the dump read whole to tell the two
+// apart, which at the size limit of one-character items costs 17 MiB
+// beside the evidence.
+func (dp *Dump) EachSection(f func(line int, label string) bool) {
 	n := 0
 	for rest := dp.raw; len(rest) > 0; {
 		l := rest
@@ -166,10 +165,9 @@ func (dp *Dump) EachSection(f func(line int, label string) bool) bool {
 		}
 		n++
 		if s, found := bytes.CutPrefix(l, []byte(DumpSectionPrefix)); found && !f(n, string(s)) {
-			break
+			return
 		}
 	}
-	return true
 }
 
 // DumpSectionLayers returns the layers a section label names: its

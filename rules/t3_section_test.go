@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -276,6 +277,42 @@ func TestEntryPlacementReadsTheDumpOnce(t *testing.T) {
 		t.Logf("%s: %d entries %.0f allocations each, %d entries %.0f", tc.style, tc.n, a, 4*tc.n, b)
 		if b > 1.5*a {
 			t.Errorf("%s: %.0f allocations per entry for %d entries, %.0f for %d: the dump is read again per entry", tc.style, b, 4*tc.n, a, tc.n)
+		}
+	}
+}
+
+// TestEachSectionAnyStyle: EachSection gives the `# ==` lines of a dump
+// the fast path gives up on (here a double-quoted name) as it gives those
+// of dsh's block style, so that a style dsh does not write hides no
+// section from the run model's relation 8.
+func TestEachSectionAnyStyle(t *testing.T) {
+	block := "# == a\n- id: x\n  name: 'p'\n# == b, patched by c\n- id: y\n  name: q\n"
+	for _, tc := range []struct {
+		dump string
+		fast bool
+	}{
+		{block, true},
+		{strings.Replace(block, "'p'", `"p"`, 1), false},
+		{"[\n# == a\n{id: x, name: p},\n# == b, patched by c\n{id: y, name: q}]\n", false},
+	} {
+		if _, fast := parseDumpFast([]byte(tc.dump)); fast != tc.fast {
+			t.Fatalf("parseDumpFast(%q) ok = %v, want %v", tc.dump, fast, tc.fast)
+		}
+		dp, err := ReadDump([]byte(tc.dump))
+		if err != nil {
+			t.Fatalf("ReadDump(%q): %v", tc.dump, err)
+		}
+		var got []string
+		dp.EachSection(func(line int, label string) bool {
+			got = append(got, fmt.Sprintf("%d:%s", line, label))
+			return true
+		})
+		want := []string{"1:a", "4:b, patched by c"}
+		if tc.dump[0] == '[' {
+			want = []string{"2:a", "4:b, patched by c"}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("EachSection(%q) = %q, want %q", tc.dump, got, want)
 		}
 	}
 }

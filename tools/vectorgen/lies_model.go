@@ -109,6 +109,12 @@ func modelLies() []lie {
 			edit: func(c *lieCtx) {
 				c.inRep(1, rules.T3, manifest.RoleStdout, "# == hello-dsh-plugin\n", "# == acme-dsh-extra\n- id: extra\n  name: acme-dsh-extra\n# == hello-dsh-plugin\n")
 			}},
+		{name: "t3_section_of_unlisted_bundle_restyled", class: C, field: "repetitions[1].T3.evidence.stdout", verdict: "pass", spec: spec,
+			desc: "t3_section_of_unlisted_bundle with one name of the dump double-quoted, a style dsh's dump does not write for it: the section of acme-dsh-extra is read from the dump's lines in any style",
+			edit: func(c *lieCtx) {
+				c.inRep(1, rules.T3, manifest.RoleStdout, "# == hello-dsh-plugin\n", "# == acme-dsh-extra\n- id: extra\n  name: acme-dsh-extra\n# == hello-dsh-plugin\n")
+				c.inRep(1, rules.T3, manifest.RoleStdout, "  name: '@deepseek-ai/cordis-plugin-timer'\n", "  name: \"@deepseek-ai/cordis-plugin-timer\"\n")
+			}},
 		{name: "t3_section_patched_by_profile_file", class: C, field: "repetitions[1].T3.evidence.stdout", verdict: "pass", spec: spec,
 			desc: "repetition 1's T3 dump has rows patched by the profile's own cordis.patch.yml, which in a fresh profile is dsh's template [] and changes none: the profile was set up by hand",
 			edit: func(c *lieCtx) {
