@@ -2,6 +2,8 @@ package rules
 
 import (
 	"bytes"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
@@ -531,8 +533,13 @@ func (s *searcher) index(b []byte) int {
 // and not at all when out lacks one of its bytes; the searches are merged
 // as they go: nothing is allocated per line.
 func eachCandidate(out []byte, f func(start, end int, forms uint64) bool) {
+	eachCandidateOf(out, catalogueLiterals(), f)
+}
+
+// eachCandidateOf is eachCandidate for the literals lits, each with its
+// mask of forms.
+func eachCandidateOf(out []byte, lits []catalogueLiteral, f func(start, end int, forms uint64) bool) {
 	count := byteCounts(out)
-	lits := catalogueLiterals()
 	ss := make([]searcher, 0, len(lits)+4)
 	for _, l := range lits {
 		s := searcher{lit: l.lit, forms: l.forms}
@@ -573,6 +580,30 @@ func eachCandidate(out []byte, f func(start, end int, forms uint64) bool) {
 			return
 		}
 	}
+}
+
+// EachCleanLineHolding calls f, in order, with each line of out that
+// holds one of lits (at most 64) once cleaned as SPEC.md "Output lines"
+// cleans it, cleaned and not trimmed, until f returns false. Like the
+// catalogue's reading, it searches each literal over the whole output
+// and cleans only the lines that hold one or a byte cleaning removes.
+func EachCleanLineHolding(out []byte, lits []string, f func(line string) bool) {
+	if len(lits) > 64 {
+		panic("rules: EachCleanLineHolding takes at most 64 literals")
+	}
+	ls := make([]catalogueLiteral, 0, len(lits))
+	for i, l := range lits {
+		if l != "" {
+			ls = append(ls, catalogueLiteral{lit: []byte(l), forms: 1 << i})
+		}
+	}
+	eachCandidateOf(out, ls, func(start, end int, forms uint64) bool {
+		l := cleanLine(out[start:end])
+		if forms == ^uint64(0) && !slices.ContainsFunc(lits, func(lit string) bool { return lit != "" && strings.Contains(l, lit) }) {
+			return true // found for a byte cleaning removes, holding no literal
+		}
+		return f(l)
+	})
 }
 
 // catalogueLiteral is one distinct literal of Catalogue and the forms

@@ -150,3 +150,29 @@ func BenchmarkReadStageModelProgressLog(b *testing.B) {
 		ReadStageModel(out.Bytes())
 	}
 }
+
+// TestEachCleanLineHoldingAsEveryLine: EachCleanLineHolding gives exactly
+// the cleaned lines that hold one of the literals, in order, as cleaning
+// every line and searching it does: a literal split by an escape
+// sequence or a control character is found, and one made only by raw
+// bytes that cleaning changes is not.
+func TestEachCleanLineHoldingAsEveryLine(t *testing.T) {
+	lits := []string{"Node.js v", "using pnpm v", ""}
+	out := []byte("a\nNode.js v24.11.1\n\x1b[0mNode.js v22.0.0\nNode\x1b[1m.js v1.0.0\r\nNo\x07de.js v2.0.0\n" +
+		"x using pnpm v9.15.9\nNode.js\tv3\nNode.js v\xff4\nplain\n\x1b[0m\nusing pnpm v1")
+	var want []string
+	for _, l := range strings.Split(string(out), "\n") {
+		c := cleanLine([]byte(l))
+		if strings.Contains(c, lits[0]) || strings.Contains(c, lits[1]) {
+			want = append(want, c)
+		}
+	}
+	var got []string
+	EachCleanLineHolding(out, lits, func(l string) bool {
+		got = append(got, l)
+		return true
+	})
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(want) != 8 {
+		t.Errorf("EachCleanLineHolding = %q\nwant (every line cleaned) %q", got, want)
+	}
+}

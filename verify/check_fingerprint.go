@@ -1,9 +1,10 @@
 package verify
 
 import (
-	"bytes"
 	"maps"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 	"github.com/dshaudit/dshaudit/manifest"
@@ -103,31 +104,45 @@ func (vf *verification) checkFingerprint() *rules.Fingerprint {
 	return &fp
 }
 
-// printed is every distinct version the patterns find in b, in the
-// order found. Which are found already is a set, not a search of out:
-// an output can print as many distinct versions as it has lines (40,000
-// took 1.5 s, issue 48).
+// printed is every distinct version the patterns find in b, in the order
+// of the patterns and, for each, of the lines. Each line is read as
+// SPEC.md "Output lines" cleans it, with its surrounding white space
+// trimmed (an escape sequence before Node's version line hid it from the
+// cross-check, which read raw lines); only the lines holding a pattern's
+// needle once cleaned are cleaned and matched. Which are found already is
+// a set, not a search of out: an output can print as many distinct
+// versions as it has lines (40,000 took 1.5 s, issue 48).
 func printed(b []byte, pats []versionPattern) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range pats {
-		for rest := b; ; {
-			i := bytes.Index(rest, []byte(p.needle))
-			if i < 0 {
-				break
+	needles := make([]string, len(pats))
+	for i, p := range pats {
+		needles[i] = p.needle
+	}
+	found := make([][]string, len(pats))
+	seen := make([]map[string]bool, len(pats))
+	rules.EachCleanLineHolding(b, needles, func(l string) bool {
+		l = strings.TrimFunc(l, unicode.IsSpace)
+		for i, p := range pats {
+			if !strings.Contains(l, p.needle) {
+				continue
 			}
-			start := bytes.LastIndexByte(rest[:i], '\n') + 1
-			end := len(rest)
-			if j := bytes.IndexByte(rest[i:], '\n'); j >= 0 {
-				end = i + j
-			}
-			for _, m := range p.re.FindAllSubmatch(rest[start:end], -1) {
-				if v := string(m[1]); !seen[v] {
-					seen[v] = true
-					out = append(out, v)
+			for _, m := range p.re.FindAllStringSubmatch(l, -1) {
+				if v := m[1]; !seen[i][v] {
+					if seen[i] == nil {
+						seen[i] = map[string]bool{}
+					}
+					seen[i][v] = true
+					found[i] = append(found[i], v)
 				}
 			}
-			rest = rest[end:]
+		}
+		return true
+	})
+	var out []string
+	for _, vs := range found {
+		for _, v := range vs {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
 		}
 	}
 	return out

@@ -599,6 +599,13 @@ func lies() []lie {
 				c.fingerprint("node", "22.0.0")
 				c.files[c.m.Environment.Evidence["node_version"]] = []byte("v22.0.0\n")
 			}},
+		{name: "node_version_lie_escaped", class: verify.ClassFingerprintInvalid, field: "fingerprint", verdict: "boot_failed", base: "boot_failed", honest: true,
+			desc: "node_version_lie with an escape sequence (ESC [0m) before T4's Node.js v24.11.1, which cleaning removes: the line is Node's version line all the same",
+			edit: func(c *lieCtx) {
+				c.fingerprint("node", "22.0.0")
+				c.files[c.m.Environment.Evidence["node_version"]] = []byte("v22.0.0\n")
+				c.streams(rules.T4, "stderr", "\nNode.js v24.11.1\n", "\n\x1b[0mNode.js v24.11.1\n")
+			}},
 		{name: "environment_output_missing", class: verify.ClassFingerprintInvalid, field: "environment.evidence.dsh_version", verdict: "pass",
 			desc: "no dsh --version output backs the fingerprint",
 			edit: func(c *lieCtx) {
