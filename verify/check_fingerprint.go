@@ -83,17 +83,18 @@ func (vf *verification) checkFingerprint() *rules.Fingerprint {
 					continue
 				}
 				field := func() string { return repField(i+1, st.Stage, "evidence", role) } // for a finding only
-				for _, v := range printed(b, pnpmPrinted) {
+				found := printedSets(b, pnpmPrinted, nodePrinted, dshPrinted)
+				for _, v := range found[0] {
 					if v != fp.PNPM {
 						bad("fingerprint", "DSHIO/T 21 5.2", "pnpm=%s, but %s (%s) shows pnpm %s running", fp.PNPM, field(), st.Evidence[role], v)
 					}
 				}
-				for _, v := range printed(b, nodePrinted) {
+				for _, v := range found[1] {
 					if v != fp.Node {
 						bad("fingerprint", "DSHIO/T 21 5.2", "node=%s, but %s (%s) shows node %s running", fp.Node, field(), st.Evidence[role], v)
 					}
 				}
-				for _, v := range printed(b, dshPrinted) {
+				for _, v := range found[2] {
 					if v != fp.DSH {
 						bad("fingerprint", "DSHIO/T 21 5.2", "dsh=%s, but %s (%s) shows dsh %s installed", fp.DSH, field(), st.Evidence[role], v)
 					}
@@ -105,14 +106,28 @@ func (vf *verification) checkFingerprint() *rules.Fingerprint {
 }
 
 // printed is every distinct version the patterns find in b, in the order
-// of the patterns and, for each, of the lines. Each line is read as
-// SPEC.md "Output lines" cleans it, with its surrounding white space
-// trimmed (an escape sequence before Node's version line hid it from the
-// cross-check, which read raw lines); only the lines holding a pattern's
-// needle once cleaned are cleaned and matched. Which are found already is
-// a set, not a search of out: an output can print as many distinct
-// versions as it has lines (40,000 took 1.5 s, issue 48).
+// of the patterns and, for each, of the lines (printedSets).
 func printed(b []byte, pats []versionPattern) []string {
+	return printedSets(b, pats)[0]
+}
+
+// printedSets is printed for each set of patterns, in one reading of b.
+// Each line is read as SPEC.md "Output lines" cleans it, with its
+// surrounding white space trimmed (an escape sequence before Node's
+// version line hid it from the cross-check, which read raw lines); only
+// the lines holding a pattern's needle once cleaned are cleaned and
+// matched. Which versions are found already is a set, not a search of
+// out: an output can print as many distinct versions as it has lines
+// (40,000 took 1.5 s, issue 48).
+func printedSets(b []byte, sets ...[]versionPattern) [][]string {
+	var pats []versionPattern
+	var set []int
+	for k, s := range sets {
+		pats = append(pats, s...)
+		for range s {
+			set = append(set, k)
+		}
+	}
 	needles := make([]string, len(pats))
 	for i, p := range pats {
 		needles[i] = p.needle
@@ -137,11 +152,17 @@ func printed(b []byte, pats []versionPattern) []string {
 		}
 		return true
 	})
-	var out []string
-	for _, vs := range found {
+	out := make([][]string, len(sets))
+	inSet := make([]map[string]bool, len(sets))
+	for i, vs := range found {
+		k := set[i]
 		for _, v := range vs {
-			if !slices.Contains(out, v) {
-				out = append(out, v)
+			if !inSet[k][v] {
+				if inSet[k] == nil {
+					inSet[k] = map[string]bool{}
+				}
+				inSet[k][v] = true
+				out[k] = append(out[k], v)
 			}
 		}
 	}
