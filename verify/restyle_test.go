@@ -14,17 +14,36 @@ import (
 )
 
 // restyles are changes of a bundle's stage output that change no line as
-// SPEC.md reads it: an escape sequence at the start of every line of T1,
-// T2 and T4 output (cleaning removes it, "Output lines"), and the names
-// of the T3 dump single-quoted by dsh written double-quoted (the same
-// YAML string, in a style dsh's dump does not use, which the fast reader
-// gives up on). Merged output is changed with its streams.
+// SPEC.md reads it: a CSI escape sequence, an OSC one or a BEL at the
+// start of every line of T1, T2 and T4 output (cleaning removes them,
+// "Output lines"); a comment line before each item of the T3 dump, and
+// the dump's names that dsh single-quotes written double-quoted (the same
+// YAML, in styles dsh's dump does not use, which the fast reader gives
+// up on). Merged output is changed with its streams.
 var restyles = map[string]func(path string, b []byte) []byte{
 	"escape-before-each-line": func(path string, b []byte) []byte {
 		if strings.Contains(path, "/T3/") {
 			return b
 		}
 		return bytes.ReplaceAll(b, []byte("\n"), []byte("\n\x1b[0m"))
+	},
+	"bell-before-each-line": func(path string, b []byte) []byte {
+		if strings.Contains(path, "/T3/") {
+			return b
+		}
+		return bytes.ReplaceAll(b, []byte("\n"), []byte("\n\a"))
+	},
+	"osc-title-before-each-line": func(path string, b []byte) []byte {
+		if strings.Contains(path, "/T3/") {
+			return b
+		}
+		return bytes.ReplaceAll(b, []byte("\n"), []byte("\n\x1b]0;dsh\a"))
+	},
+	"dump-comment-before-each-item": func(path string, b []byte) []byte {
+		if !strings.HasSuffix(path, "/T3/stdout") && !strings.HasSuffix(path, "/T3/merged") {
+			return b
+		}
+		return bytes.ReplaceAll(b, []byte("\n- "), []byte("\n# item\n- "))
 	},
 	"dump-names-double-quoted": func(path string, b []byte) []byte {
 		if !strings.HasSuffix(path, "/T3/stdout") && !strings.HasSuffix(path, "/T3/merged") {
