@@ -7,6 +7,7 @@ import (
 
 	"github.com/dshaudit/dshaudit/internal/pkgtar"
 	"github.com/dshaudit/dshaudit/manifest"
+	"github.com/dshaudit/dshaudit/rules"
 	"github.com/dshaudit/dshaudit/rules/static"
 	"github.com/dshaudit/dshaudit/vsa"
 )
@@ -68,6 +69,7 @@ func (vf *verification) checkTarball() {
 		bad(fieldTarball, `SPEC.md "Consumers"`, "the tarball %s cannot be read as pacote extracts it: %v", p, err)
 		return
 	}
+	vf.checkInstalledFloor(idx, p, meta, haveMeta)
 	readmePath, err := pkgtar.ChooseReadme(idx)
 	readme, haveReadme := vf.trusted[vf.m.Static.Evidence[manifest.RoleREADME]]
 	switch {
@@ -108,6 +110,32 @@ func (vf *verification) checkTarball() {
 		// A CDN's copy that differs from the published tarball's: what
 		// the CDN served is the writer's word.
 		vf.rep.unverified("static.evidence.patch", fmt.Sprintf("a CDN's copy of %s that is not the file of the tarball %s holds", patchPath, p))
+	}
+}
+
+// checkInstalledFloor holds static.installed_size to the least size
+// installing the held tarball leaves in node_modules (SPEC.md "The tested
+// tarball", static.InstalledFloor), when repetition 1's T1 passed (it
+// is the first T1, so the size is measured after it, with the package
+// installed) and nothing the install runs can remove the package's
+// files. -1 (unknown) is not compared.
+func (vf *verification) checkInstalledFloor(idx *pkgtar.Index, p string, meta []byte, haveMeta bool) {
+	size := vf.m.Static.InstalledSize
+	if size < 0 || len(vf.derived.Repetitions) == 0 {
+		return
+	}
+	passed := false
+	for _, st := range vf.derived.Repetitions[0].Stages {
+		passed = passed || st.Stage == rules.T1 && st.Status == rules.StagePassed
+	}
+	pj, ok := idx.Read["package.json"]
+	if !passed || !ok || !haveMeta {
+		return
+	}
+	floor, ok := static.InstalledFloor(idx.Sizes, pj, meta)
+	if ok && size < floor {
+		vf.rep.addf(ClassSubjectMismatch, "static.installed_size", "DSHIO/T 10 5.3.3",
+			"%d bytes, but repetition 1's T1 installed the package of the tarball %s, whose regular files of distinct sizes alone take %d bytes in node_modules, and it declares no dependency and no install script that could remove them", size, p, floor)
 	}
 }
 

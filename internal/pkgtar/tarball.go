@@ -78,6 +78,8 @@ type Index struct {
 	Links []string
 	// Read holds the contents of the wanted files that exist.
 	Read map[string][]byte
+	// Sizes are the regular files' sizes in bytes, by path.
+	Sizes map[string]int64
 }
 
 // Read makes one pass over a gzip tar package tarball, as hostile
@@ -100,7 +102,7 @@ func Read(tgz []byte, lim Limits, want func(rel string) bool) (*Index, error) {
 	gz.Multistream(false)
 	counted := &limitedReader{r: gz, left: lim.MaxUnpackedBytes}
 	tr := tar.NewReader(counted)
-	idx := &Index{Read: map[string][]byte{}}
+	idx := &Index{Read: map[string][]byte{}, Sizes: map[string]int64{}}
 	seen := map[string]bool{}
 	folded := map[string]string{} // case-folded rel → the entry name that has it
 	var linked links              // the link entries' rels, case-folded
@@ -162,6 +164,7 @@ func Read(tgz []byte, lim Limits, want func(rel string) bool) (*Index, error) {
 		}
 		seen[rel] = true
 		idx.Files = append(idx.Files, rel)
+		idx.Sizes[rel] = hdr.Size
 		if !want(rel) {
 			continue
 		}

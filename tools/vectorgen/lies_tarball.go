@@ -32,6 +32,9 @@ func tarballLies() []lie {
 		c.files[p] = []byte(strings.TrimSuffix(b, "}") + `,"dist":{"integrity":"` + integrity + `"}}` + "\n")
 	}
 	return []lie{
+		{name: "installed_size_below_tarball", class: S, field: "static.installed_size", verdict: "pass", honest: true, spec: "The tested tarball",
+			desc: "static.installed_size is 10 bytes, its 5.3.3 re-derived conforming from it, but T1 passed installing the held tarball, whose three files of distinct sizes take 356 bytes and which declares no dependency or install script that could remove them",
+			edit: func(c *lieCtx) { c.m.Static.InstalledSize = 10 }},
 		{name: "subject_names_other_tarball_local", class: S, field: "subject.tarball_sha256", verdict: "pass", honest: true, keepTarball: true,
 			desc: "a local subject's integrity and tarball_sha256 name another tarball than the one held: a summary would vouch for it",
 			edit: otherDigests},

@@ -35,6 +35,15 @@ func truths() []truth {
 				c.m.Deviations = append(c.m.Deviations, manifest.Deviation{What: assemble.DeviationIsolation, Standard: assemble.Edition2026.Isolation[0], ChangedTo: v,
 					Why: "the plugin's install script needs a device node", Clause: "DSHIO/T 21 5.1.5"})
 			}},
+		{name: "true_installed_size_measured", verdict: "pass", spec: "The tested tarball",
+			desc: "static.installed_size is 20,480 bytes, the package's files as a file system stores them beside pnpm's own files: at least the 356 bytes of the held tarball's files",
+			edit: func(c *lieCtx) { c.m.Static.InstalledSize = 20480 }},
+		{name: "true_installed_size_below_tarball_after_postinstall", verdict: "pass", spec: "The tested tarball",
+			desc: "the package declares a postinstall script, which may delete its own files, and static.installed_size is 100 bytes, below the 356 bytes of the tarball's files: not compared",
+			edit: func(c *lieCtx) {
+				c.replaceIn(c.m.Static.Evidence[manifest.RoleMetadata], "\"main\": \"lib/index.js\",\n", "\"main\": \"lib/index.js\",\n  \"scripts\": {\"postinstall\": \"node lib/index.js\"},\n")
+				c.m.Static.InstalledSize = 100
+			}},
 		{name: "true_t3_disabled_false", verdict: "pass",
 			desc: "the dump's hello-dsh entry says disabled: false, falsy to JavaScript: dsh's loader mounts it",
 			edit: func(c *lieCtx) { c.entryFields("  disabled: false\n") }},
