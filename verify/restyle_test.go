@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ import (
 // "Output lines"); a comment line before each item of the T3 dump, and
 // the dump's names that dsh single-quotes written double-quoted (the same
 // YAML, in styles dsh's dump does not use, which the fast reader gives
-// up on); and T1's profile package.json written compact, or with every
+// up on), and the dump started with a document marker; and T1's profile package.json written compact, or with every
 // dash escaped (the same JSON); the environment's version outputs with
 // CRLF line ends (a version is the first line, trimmed). Merged output is changed with its streams.
 var restyles = map[string]func(path string, b []byte) []byte{
@@ -68,6 +69,14 @@ var restyles = map[string]func(path string, b []byte) []byte{
 			return b
 		}
 		return bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n"))
+	},
+	"dump-document-start": func(path string, b []byte) []byte {
+		// At the dump's start: in merged, where its first section line is.
+		i := bytes.Index(b, []byte("# == "))
+		if !strings.HasSuffix(path, "/T3/stdout") && !strings.HasSuffix(path, "/T3/merged") || i < 0 || strings.HasSuffix(path, "/stdout") && i > 0 {
+			return b
+		}
+		return slices.Concat(b[:i], []byte("---\n"), b[i:])
 	},
 	"dump-names-double-quoted": func(path string, b []byte) []byte {
 		if !strings.HasSuffix(path, "/T3/stdout") && !strings.HasSuffix(path, "/T3/merged") {
