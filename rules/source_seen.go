@@ -2,7 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"path"
 	"strings"
+
+	"github.com/dshaudit/dshaudit/internal/lazyregexp"
 )
 
 // StorePath is one path into pnpm's virtual store that a line shows: the
@@ -81,4 +84,69 @@ func InstallSourceAgrees(source, pkg string, p StorePath) string {
 	}
 	return fmt.Sprintf("subject.source is %q, but the output shows %s installed from %s (pnpm's store directory %q in %q)",
 		source, pkg, seen, strings.ReplaceAll(pkg, "/", "+")+"@"+p.Ref, boundLine(p.Line))
+}
+
+// hashedRef: a store directory name pnpm shortened or case-folded with a
+// hash (depPathToFilename: the name cut, "_" and 26 base32 characters).
+var hashedRef = lazyregexp.New(`_[a-z2-7]{26}$`)
+
+// InstalledObjectAgrees holds a store path of the subject's package,
+// of the same kind of source as the subject's (InstallSourceAgrees says
+// the rest), to the subject itself: a registry install's directory
+// names the subject's version, and a local one's names subject.spec (a
+// path) as pnpm writes a file: dependency, relative to dir, the profile
+// directory that holds the lockfile ("file+..+..+..+pkgs+x.tgz" for
+// /pkgs/x.tgz from /dsh-home/profiles/web), or, when dir is "", by the
+// spec's file name. What follows a "_" (pnpm's peer suffix) is not read,
+// nor a directory name pnpm shortened with a hash. It returns "" when
+// the path agrees, else a sentence naming both sides. SPEC.md "The run
+// model".
+func InstalledObjectAgrees(source, pkg, version, spec, dir string, p StorePath) string {
+	if p.Package != pkg || hashedRef.Re().MatchString(p.Ref) {
+		return ""
+	}
+	local := source == "local-tarball" || source == "local-dir"
+	dirName := strings.ReplaceAll(pkg, "/", "+") + "@" + p.Ref
+	switch seen := SourceSeen(p); {
+	case seen == SeenRegistry && !local:
+		if v, _, _ := strings.Cut(p.Ref, "_"); v != version {
+			return fmt.Sprintf("subject.version is %q, but the output shows %s %s installed (pnpm's store directory %q in %q)",
+				version, pkg, v, dirName, boundLine(p.Line))
+		}
+	case seen == SeenLocal && local && strings.HasPrefix(spec, "/"):
+		want := "+" + path.Base(spec)
+		exact := false
+		if dir != "" {
+			if rel, ok := relPath(dir, spec); ok {
+				want, exact = "file+"+strings.ReplaceAll(rel, "/", "+"), true
+			}
+		}
+		ref := p.Ref
+		if i := strings.Index(ref, want); !exact && i >= 0 {
+			ref = ref[i:]
+		}
+		if ref != want && !strings.HasPrefix(ref, want+"_") {
+			return fmt.Sprintf("subject.spec is %q, but the output shows %s installed from another file (pnpm's store directory %q in %q, where installing the spec gives %q)",
+				spec, pkg, dirName, boundLine(p.Line), want)
+		}
+	}
+	return ""
+}
+
+// relPath is target relative to base, both absolute and clean, as a
+// path of "..", and names ("../../../pkgs/x.tgz").
+func relPath(base, target string) (string, bool) {
+	if !strings.HasPrefix(base, "/") || path.Clean(base) != base || path.Clean(target) != target {
+		return "", false
+	}
+	b, t := strings.Split(base[1:], "/"), strings.Split(target[1:], "/")
+	i := 0
+	for i < len(b) && i < len(t)-1 && b[i] == t[i] {
+		i++
+	}
+	parts := make([]string, 0, len(b)-i+len(t)-i)
+	for range b[i:] {
+		parts = append(parts, "..")
+	}
+	return strings.Join(append(parts, t[i:]...), "/"), true
 }

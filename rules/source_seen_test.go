@@ -57,3 +57,37 @@ func TestStorePaths(t *testing.T) {
 		t.Errorf("read %+v", ps)
 	}
 }
+
+// TestInstalledObjectAgrees: a store path of the subject's kind of
+// source names the subject's version (registry) or its spec as pnpm
+// writes a file: dependency from the profile directory (local); a peer
+// suffix and a hashed name are not read (SPEC.md "The run model",
+// relation 6).
+func TestInstalledObjectAgrees(t *testing.T) {
+	const spec, dir = "/pkgs/hello-dsh-plugin-1.0.0.tgz", "/dsh-home/profiles/web"
+	for _, tc := range []struct {
+		source, dir, ref string
+		bad              bool
+	}{
+		{"local-tarball", dir, "file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz", false},
+		{"local-dir", dir, "file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz_dsh-peer@2.0.0", false},
+		{"local-tarball", dir, "file+..+..+..+pkgs+hello-dsh-plugin-0.9.0.tgz", true},
+		{"local-tarball", dir, "file+..+..+..+srv+hello-dsh-plugin-1.0.0.tgz", true},
+		{"local-tarball", "", "file+..+..+..+srv+hello-dsh-plugin-1.0.0.tgz", false},
+		{"local-tarball", "", "file+..+pkgs+hello-dsh-plugin-0.9.0.tgz", true},
+		{"local-tarball", dir, "file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz.bak", true},
+		{"local-tarball", dir, "file+..+..+..+pkgs+hello-dsh-plugin-0_abcdefghijklmnopqrstuvwxyz", false},
+		{"local-tarball", dir, "1.0.0", false}, // the source's finding, not this one's
+		{"registry", dir, "1.0.0", false},
+		{"registry", dir, "1.0.0_dsh-peer@2.0.0", false},
+		{"registry", dir, "0.9.0", true},
+		{"registry", dir, "1.0.0-rc.1", true},
+		{"registry", dir, "file+..+..+..+pkgs+hello-dsh-plugin-0.9.0.tgz", false},
+	} {
+		p := StorePath{Package: "hello-dsh-plugin", Ref: tc.ref, Line: "at x"}
+		why := InstalledObjectAgrees(tc.source, "hello-dsh-plugin", "1.0.0", spec, tc.dir, p)
+		if (why != "") != tc.bad {
+			t.Errorf("%s %q from %q: %q, want a finding %v", tc.source, tc.ref, tc.dir, why, tc.bad)
+		}
+	}
+}

@@ -45,6 +45,15 @@ func decisionLies() []lie {
 				c.registryInstall()
 				c.traceT4("hello-dsh-plugin@file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz")
 			}},
+		{name: "trace_shows_other_tarball", class: verify.ClassSubjectMismatch, field: "subject.spec", verdict: "pass", honest: true, spec: "The run model",
+			desc: "the subject is the local tarball /pkgs/hello-dsh-plugin-1.0.0.tgz, but a stack frame in T4 runs the plugin from pnpm's store directory hello-dsh-plugin@file+..+..+..+pkgs+hello-dsh-plugin-0.9.0.tgz: the plugin that ran was installed from another tarball",
+			edit: func(c *lieCtx) { c.traceT4("hello-dsh-plugin@file+..+..+..+pkgs+hello-dsh-plugin-0.9.0.tgz") }},
+		{name: "trace_shows_other_version", class: verify.ClassSubjectMismatch, field: "subject.spec", verdict: "pass", honest: true, spec: "The run model",
+			desc: "the subject is the registry's hello-dsh-plugin@1.0.0, but a stack frame in T4 runs the plugin from pnpm's store directory hello-dsh-plugin@0.9.0: the plugin that ran was another version",
+			edit: func(c *lieCtx) {
+				c.registryInstall()
+				c.traceT4("hello-dsh-plugin@0.9.0")
+			}},
 		{name: "local_but_trace_shows_registry", class: verify.ClassSubjectMismatch, field: "subject.source", verdict: "pass", spec: "The run model",
 			desc: "the subject is the local tarball /pkgs/hello-dsh-plugin-1.0.0.tgz, but a stack frame in T4 runs the plugin from pnpm's store directory hello-dsh-plugin@1.0.0, a registry install",
 			edit: func(c *lieCtx) { c.traceT4("hello-dsh-plugin@1.0.0") }},
@@ -112,6 +121,12 @@ func decisionTruths() []truth {
 		{name: "true_local_trace_in_t4", verdict: "pass", spec: "The run model",
 			desc: "a stack frame in T4 (a warning's trace) runs the local subject's plugin from pnpm's store directory hello-dsh-plugin@file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz, as pnpm names a tarball's",
 			edit: func(c *lieCtx) { c.traceT4("hello-dsh-plugin@file+..+..+..+pkgs+hello-dsh-plugin-1.0.0.tgz") }},
+		{name: "true_registry_trace_with_peer_suffix", verdict: "pass", spec: "The run model",
+			desc: "a stack frame in T4 runs the registry subject's plugin from pnpm's store directory hello-dsh-plugin@1.0.0_dsh-peer@2.0.0, the version and pnpm's suffix of a resolved peer dependency",
+			edit: func(c *lieCtx) {
+				c.registryInstall()
+				c.traceT4("hello-dsh-plugin@1.0.0_dsh-peer@2.0.0")
+			}},
 		{name: "true_registry_trace_in_t4", verdict: "pass", spec: "The run model",
 			desc: "the registry's hello-dsh-plugin@1.0.0 with a stack frame in T4 from pnpm's store directory hello-dsh-plugin@1.0.0, as pnpm names a registry package's",
 			edit: func(c *lieCtx) {
