@@ -540,7 +540,8 @@ func eachCandidate(out []byte, f func(start, end int, forms uint64) bool) {
 // mask of forms.
 func eachCandidateOf(out []byte, lits []catalogueLiteral, f func(start, end int, forms uint64) bool) {
 	count := byteCounts(out)
-	ss := make([]searcher, 0, len(lits)+4)
+	var room [40]searcher // the catalogue's and a few cleaning bytes', not allocated
+	ss := room[:0]
 	for _, l := range lits {
 		s := searcher{lit: l.lit, forms: l.forms}
 		for k, c := range s.lit {
@@ -582,24 +583,35 @@ func eachCandidateOf(out []byte, lits []catalogueLiteral, f func(start, end int,
 	}
 }
 
-// EachCleanLineHolding calls f, in order, with each line of out that
-// holds one of lits (at most 64) once cleaned as SPEC.md "Output lines"
-// cleans it, cleaned and not trimmed, until f returns false. Like the
-// catalogue's reading, it searches each literal over the whole output
-// and cleans only the lines that hold one or a byte cleaning removes.
-func EachCleanLineHolding(out []byte, lits []string, f func(line string) bool) {
-	if len(lits) > 64 {
-		panic("rules: EachCleanLineHolding takes at most 64 literals")
+// Literals is a set of at most 64 non-empty literals that
+// EachCleanLineHolding searches for, made once by NewLiterals.
+type Literals struct {
+	strs []string
+	lits []catalogueLiteral
+}
+
+// NewLiterals returns the set of lits. It panics on more than 64 or an
+// empty one: both are the caller's mistake.
+func NewLiterals(lits ...string) *Literals {
+	if len(lits) > 64 || slices.Contains(lits, "") {
+		panic("rules: NewLiterals takes at most 64 non-empty literals")
 	}
-	ls := make([]catalogueLiteral, 0, len(lits))
+	ls := &Literals{strs: lits}
 	for i, l := range lits {
-		if l != "" {
-			ls = append(ls, catalogueLiteral{lit: []byte(l), forms: 1 << i})
-		}
+		ls.lits = append(ls.lits, catalogueLiteral{lit: []byte(l), forms: 1 << i})
 	}
-	eachCandidateOf(out, ls, func(start, end int, forms uint64) bool {
+	return ls
+}
+
+// EachCleanLineHolding calls f, in order, with each line of out that
+// holds one of lits once cleaned as SPEC.md "Output lines" cleans it,
+// cleaned and not trimmed, until f returns false. Like the catalogue's
+// reading, it searches each literal over the whole output and cleans only
+// the lines that hold one or a byte cleaning removes.
+func EachCleanLineHolding(out []byte, lits *Literals, f func(line string) bool) {
+	eachCandidateOf(out, lits.lits, func(start, end int, forms uint64) bool {
 		l := cleanLine(out[start:end])
-		if forms == ^uint64(0) && !slices.ContainsFunc(lits, func(lit string) bool { return lit != "" && strings.Contains(l, lit) }) {
+		if forms == ^uint64(0) && !slices.ContainsFunc(lits.strs, func(lit string) bool { return strings.Contains(l, lit) }) {
 			return true // found for a byte cleaning removes, holding no literal
 		}
 		return f(l)

@@ -157,7 +157,7 @@ func BenchmarkReadStageModelProgressLog(b *testing.B) {
 // sequence or a control character is found, and one made only by raw
 // bytes that cleaning changes is not.
 func TestEachCleanLineHoldingAsEveryLine(t *testing.T) {
-	lits := []string{"Node.js v", "using pnpm v", ""}
+	lits := []string{"Node.js v", "using pnpm v"}
 	out := []byte("a\nNode.js v24.11.1\n\x1b[0mNode.js v22.0.0\nNode\x1b[1m.js v1.0.0\r\nNo\x07de.js v2.0.0\n" +
 		"x using pnpm v9.15.9\nNode.js\tv3\nNode.js v\xff4\nplain\n\x1b[0m\nusing pnpm v1")
 	var want []string
@@ -168,7 +168,7 @@ func TestEachCleanLineHoldingAsEveryLine(t *testing.T) {
 		}
 	}
 	var got []string
-	EachCleanLineHolding(out, lits, func(l string) bool {
+	EachCleanLineHolding(out, NewLiterals(lits...), func(l string) bool {
 		got = append(got, l)
 		return true
 	})

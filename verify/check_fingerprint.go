@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/dshaudit/dshaudit/internal/lazyregexp"
@@ -83,7 +84,8 @@ func (vf *verification) checkFingerprint() *rules.Fingerprint {
 					continue
 				}
 				field := func() string { return repField(i+1, st.Stage, "evidence", role) } // for a finding only
-				found := printedSets(b, pnpmPrinted, nodePrinted, dshPrinted)
+				vp := fingerprintPrinted()
+				found := printedIn(b, vp.pats, vp.set, 3, vp.lits)
 				for _, v := range found[0] {
 					if v != fp.PNPM {
 						bad("fingerprint", "DSHIO/T 21 5.2", "pnpm=%s, but %s (%s) shows pnpm %s running", fp.PNPM, field(), st.Evidence[role], v)
@@ -128,13 +130,42 @@ func printedSets(b []byte, sets ...[]versionPattern) [][]string {
 			set = append(set, k)
 		}
 	}
-	needles := make([]string, len(pats))
-	for i, p := range pats {
-		needles[i] = p.needle
+	return printedIn(b, pats, set, len(sets), nil)
+}
+
+// fingerprintPrinted is the patterns of pnpmPrinted, nodePrinted and
+// dshPrinted, each with the index of its kind, and their needles as one
+// literal set, made once for checkFingerprint's readings of every stream.
+var fingerprintPrinted = sync.OnceValue(func() (p struct {
+	pats []versionPattern
+	set  []int
+	lits *rules.Literals
+}) {
+	var needles []string
+	for k, s := range [][]versionPattern{pnpmPrinted, nodePrinted, dshPrinted} {
+		for _, v := range s {
+			p.pats = append(p.pats, v)
+			p.set = append(p.set, k)
+			needles = append(needles, v.needle)
+		}
+	}
+	p.lits = rules.NewLiterals(needles...)
+	return p
+})
+
+// printedIn is printedSets over the patterns pats of the kinds set (n
+// kinds), searched with lits when not nil (their needles, in order).
+func printedIn(b []byte, pats []versionPattern, set []int, n int, lits *rules.Literals) [][]string {
+	if lits == nil {
+		needles := make([]string, len(pats))
+		for i, p := range pats {
+			needles[i] = p.needle
+		}
+		lits = rules.NewLiterals(needles...)
 	}
 	found := make([][]string, len(pats))
 	seen := make([]map[string]bool, len(pats))
-	rules.EachCleanLineHolding(b, needles, func(l string) bool {
+	rules.EachCleanLineHolding(b, lits, func(l string) bool {
 		l = strings.TrimFunc(l, unicode.IsSpace)
 		for i, p := range pats {
 			if !strings.Contains(l, p.needle) {
@@ -152,8 +183,8 @@ func printedSets(b []byte, sets ...[]versionPattern) [][]string {
 		}
 		return true
 	})
-	out := make([][]string, len(sets))
-	inSet := make([]map[string]bool, len(sets))
+	out := make([][]string, n)
+	inSet := make([]map[string]bool, n)
 	for i, vs := range found {
 		k := set[i]
 		for _, v := range vs {
