@@ -61,9 +61,11 @@ func (vf *verification) checkOutputFacts(models []stageModel) {
 					"%d ms, but the stage's output says pnpm took %s (%q)", st.DurationMS, strings.TrimSpace(d.Elapsed), strings.TrimSpace(d.Line))
 			}
 		}
-		// T1 is pnpm's run; other stages' dsh may survive one.
-		if st.Stage == string(rules.T1) && *st.ExitCode == 0 && len(sm.model.PNPMErrors) > 0 {
-			e := sm.model.PNPMErrors[0]
+		// T1 and T2 are pnpm's runs (dsh plugin exits with pnpm's
+		// status); T3's and T4's dsh may survive one. In T2 only an
+		// indented line counts: pnpm list writes a listed package's name
+		// at column 0, and pnpm its error label after white space.
+		if e, ok := pnpmGaveUp(st.Stage, sm.model.PNPMErrors); ok && *st.ExitCode == 0 {
 			vf.rep.addf(ClassTimeInconsistent, sm.field+".exit_code", `SPEC.md "Time and process facts"`,
 				"0, but the stage's output reports pnpm giving up (%q), after which pnpm exits 1", strings.TrimSpace(e.Line[:strings.Index(e.Line, e.Value)+len(e.Value)]))
 		} else if (st.Stage == string(rules.T1) || st.Stage == string(rules.T2)) && *st.ExitCode == 0 && len(sm.model.PNPMFailed) > 0 {
@@ -73,6 +75,21 @@ func (vf *verification) checkOutputFacts(models []stageModel) {
 				"0, but the stage's output has dsh report pnpm failing (%q), after which dsh plugin exits with pnpm's non-zero status", strings.TrimSpace(sm.model.PNPMFailed[0].Line))
 		}
 	}
+}
+
+// pnpmGaveUp returns the first line of errs (the stage's pnpm-error
+// lines) that says pnpm gave up in a stage whose command is pnpm's run:
+// any in T1, an indented one in T2 (SPEC.md "Time and process facts").
+func pnpmGaveUp(stage string, errs []rules.Printed) (rules.Printed, bool) {
+	for _, e := range errs {
+		switch {
+		case stage == string(rules.T1):
+			return e, true
+		case stage == string(rules.T2) && e.Line != "" && e.Line[0] != 'E':
+			return e, true
+		}
+	}
+	return rules.Printed{}, false
 }
 
 // pnpmElapsedMS reads pnpm's elapsed time in milliseconds.

@@ -85,3 +85,59 @@ func TestDSHReportsPNPMFailedInOtherDirectory(t *testing.T) {
 		t.Errorf("findings %v, want one condition-mismatch on the profile condition naming both directories", rep.Findings)
 	}
 }
+
+// TestPNPMGivesUpInT2ExitZero appends pnpm's error label
+// (" ERR_PNPM_BROKEN_LOCKFILE …", indented as pnpm prints it) to
+// repetition 2's T2 stdout and merged, T2 still recording exit 0. dsh
+// plugin list is pnpm's run and exits with pnpm's status, and pnpm exits
+// 1 after its error label: a time-inconsistent finding on the exit code.
+// Before, only T1 was read so, and the bundle verified. The controls: the
+// same label in T3 (dsh's own command, which may survive a pnpm it runs),
+// and a column-0 line of the T2 listing whose package name starts
+// ERR_PNPM_ (a legacy npm name pnpm list prints at column 0), verify.
+func TestPNPMGivesUpInT2ExitZero(t *testing.T) {
+	a, signer, pol := passVectorToResign(t)
+	verifyWith := func(t *testing.T, dir, old, new string) *Report {
+		t.Helper()
+		files := maps.Clone(a.Files)
+		for _, role := range []string{"stdout", "merged"} {
+			if !bytes.Contains(files[dir+role], []byte(old)) {
+				t.Fatalf("%s%s lacks %q", dir, role, old)
+			}
+			files[dir+role] = bytes.Replace(files[dir+role], []byte(old), []byte(new), 1)
+		}
+		rep, err := Verify(context.Background(), "pnpm-error", bytes.NewReader(resign(t, a.RawManifest, files, signer)), Options{Policy: pol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := verifyWith(t, "repetitions/2/T2/", "Legend:", " ERR_PNPM_BROKEN_LOCKFILE  The lockfile is broken\nLegend:")
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Class == ClassTimeInconsistent && strings.Contains(f.Message, "ERR_PNPM_BROKEN_LOCKFILE") {
+			got = append(got, f.Field)
+		}
+	}
+	if want := []string{"repetitions[2].T2.exit_code"}; !slices.Equal(got, want) {
+		t.Errorf("findings on %v, want %v; all: %v", got, want, rep.Findings)
+	}
+	// The legacy name, listed at column 0 and a dependency of the
+	// profile package.json T1 recorded, in both repetitions.
+	files := maps.Clone(a.Files)
+	for r := 1; r <= 2; r++ {
+		dir := "repetitions/" + string(rune('0'+r))
+		for _, role := range []string{"/T2/stdout", "/T2/merged"} {
+			files[dir+role] = bytes.Replace(files[dir+role], []byte("dependencies:\nhello"), []byte("dependencies:\nERR_PNPM_LEGACY 1.0.0\nhello"), 1)
+		}
+		p := dir + "/T1/profile-package.json"
+		files[p] = bytes.Replace(files[p], []byte(`"dependencies": {`), []byte(`"dependencies": {"ERR_PNPM_LEGACY": "1.0.0",`), 1)
+	}
+	rep, err := Verify(context.Background(), "legacy-name", bytes.NewReader(resign(t, a.RawManifest, files, signer)), Options{Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		t.Errorf("a listed package named ERR_PNPM_LEGACY: %v", rep.Findings)
+	}
+}

@@ -78,6 +78,14 @@ func rebuildLies() []lie {
 					c.files[st.Evidence[role]] = append(c.files[st.Evidence[role]], "dsh: pnpm failed in profile directory /dsh-home/profiles/web\n"...)
 				}
 			}},
+		{name: "t2_pnpm_error_exit_zero", class: verify.ClassTimeInconsistent, field: "repetitions[1].T2.exit_code", verdict: "pass",
+			desc: "T2 records exit 0 beside pnpm's error label \" ERR_PNPM_BROKEN_LOCKFILE\" before its listing: dsh plugin list exits with pnpm's status, and pnpm exits 1 after it",
+			edit: func(c *lieCtx) {
+				st := c.stage(1, rules.T2)
+				for _, role := range []string{manifest.RoleStdout, manifest.RoleMerged} {
+					c.files[st.Evidence[role]] = append([]byte(" ERR_PNPM_BROKEN_LOCKFILE  The lockfile at \"/dsh-home/profiles/web/pnpm-lock.yaml\" is broken\n"), c.files[st.Evidence[role]]...)
+				}
+			}},
 		{name: "fatal_hidden_in_merged", class: verify.ClassStreamMismatch, field: "repetitions[1].T4.evidence.merged", verdict: "pass",
 			desc: "T4's stderr has a fatal line that merged cuts around a stdout line, so merged alone shows none",
 			edit: func(c *lieCtx) {
