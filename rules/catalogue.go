@@ -102,6 +102,22 @@ const (
 	ProfileNameSnippet   = "name: `dsh-profile-${basename(dir)}`,"
 )
 
+// InBoxBundles are the bundles dsh ships beside itself, the only ones a
+// profile lists without installing them: SourceAppBoot's
+// PROFILE_TEMPLATES (web, headless), its DEFAULT_PROFILE_BUNDLES and the
+// installation-owned tuples it normalises. Every other bundle loadProfile
+// resolves from the profile's own node_modules, where only a dependency
+// of its package.json stands. InBoxSnippets are the lines of
+// SourceAppBoot that say so (TestCatalogueInImage reads them).
+var (
+	InBoxBundles  = []string{"@deepseek-ai/dsh-base", "@deepseek-ai/dsh-web-app", "@deepseek-ai/dsh-headless"}
+	InBoxSnippets = []string{
+		`web: ["@deepseek-ai/dsh-base", "@deepseek-ai/dsh-web-app"],`,
+		`headless: ["@deepseek-ai/dsh-base", "@deepseek-ai/dsh-headless"]`,
+		`const DEFAULT_PROFILE_BUNDLES = ["@deepseek-ai/dsh-base"];`,
+	}
+)
+
 // Form is one line form the pinned dsh or pnpm prints.
 type Form struct {
 	Name     FormName

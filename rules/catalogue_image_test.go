@@ -51,6 +51,11 @@ func TestCatalogueInImage(t *testing.T) {
 	if !strings.Contains(read(rules.SourceAppBoot), rules.ProfileNameSnippet) {
 		t.Errorf("%s in the image no longer names a profile's package.json with %q", rules.SourceAppBoot, rules.ProfileNameSnippet)
 	}
+	for _, sn := range rules.InBoxSnippets {
+		if !strings.Contains(read(rules.SourceAppBoot), sn) {
+			t.Errorf("%s in the image no longer holds %q (rules.InBoxBundles)", rules.SourceAppBoot, sn)
+		}
+	}
 	for _, f := range rules.Catalogue {
 		src := read(f.Source)
 		switch n := strings.Count(src, f.Snippet); {

@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -234,6 +235,31 @@ func ReadProfileManifest(doc []byte, pkg string) (ProfileManifest, error) {
 		return pm, err
 	}
 	return pm, serr
+}
+
+// UninstalledBundle returns the first bundle pm's dsh.profile.bundles
+// lists that is neither in-box (InBoxBundles) nor a key of its
+// dependencies, "" when there is none or no dependencies object to
+// compare with. One pass over the dependencies object. SPEC.md "The run
+// model", relation 5.
+func UninstalledBundle(pm ProfileManifest) string {
+	if pm.Dependencies == nil {
+		return ""
+	}
+	var outside []string
+	for _, b := range pm.BundleNames {
+		if !slices.Contains(InBoxBundles, b) {
+			outside = append(outside, b)
+		}
+	}
+	if len(outside) == 0 {
+		return ""
+	}
+	extra, _, ok := ProfileListing(ProfileManifest{Dependencies: pm.Dependencies, OtherDependencies: true}, outside)
+	if !ok {
+		return ""
+	}
+	return extra
 }
 
 // profileMembers are the top-level members ReadProfileManifest reads, in

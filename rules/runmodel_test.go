@@ -148,3 +148,24 @@ func TestProfileListing(t *testing.T) {
 		}
 	}
 }
+
+// TestUninstalledBundle: a listed bundle is one dsh ships or a key of the
+// profile's dependencies (SPEC.md "The run model", relation 5).
+func TestUninstalledBundle(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"dependencies":{"p":"1"},"dsh":{"profile":{"bundles":["@deepseek-ai/dsh-base","@deepseek-ai/dsh-web-app","p"]}}}`: "",
+		`{"dependencies":{"p":"1"},"dsh":{"profile":{"bundles":["@deepseek-ai/dsh-headless","p","evil"]}}}`:                 "evil",
+		`{"dependencies":{"p":"1"},"devDependencies":{"evil":"1"},"dsh":{"profile":{"bundles":["p","evil"]}}}`:              "evil",
+		`{"dependencies":{"p":"1","evil":"1"},"dsh":{"profile":{"bundles":["p","evil"]}}}`:                                  "",
+		`{"dsh":{"profile":{"bundles":["evil"]}}}`:                                                                          "",
+		`{"dependencies":{"p":"1"},"dependencies":{"q":"1"},"dsh":{"profile":{"bundles":["evil"]}}}`:                        "",
+	} {
+		pm, err := ReadProfileManifest([]byte(doc), "p")
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		if got := UninstalledBundle(pm); got != want {
+			t.Errorf("%s: %q, want %q", doc, got, want)
+		}
+	}
+}

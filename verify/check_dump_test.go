@@ -16,7 +16,8 @@ import (
 // package.json its T1 recorded: one condition-mismatch per dump, on its
 // stdout. Before, both verified, every verdict pass (the dump was held
 // to the patch only for the plugin's own entries). The control lists
-// acme-dsh-extra in both profiles: the same dumps, no finding. Then a
+// acme-dsh-extra in both profiles, installed as a dependency and listed
+// by T2: the same dumps, no finding. Then a
 // section of repetition 1 also patched by the profile's own patch file,
 // which dsh labels by its path: a fresh profile's patch file is dsh's
 // template [], which changes no row, so one finding naming the file.
@@ -43,6 +44,14 @@ func TestDumpSectionOfUnlistedBundle(t *testing.T) {
       ]`), []byte(`"hello-dsh-plugin",
         "acme-dsh-extra"
       ]`), 1)
+				// installed beside the plugin, as dsh adds only a
+				// dependency to the bundles, and so listed by T2
+				files[p] = bytes.Replace(files[p], []byte(`"dependencies": {`), []byte(`"dependencies": {"acme-dsh-extra": "1.0.0",`), 1)
+			}
+			for _, p := range []string{"repetitions/1/T2/", "repetitions/2/T2/"} {
+				for _, role := range []string{"stdout", "merged"} {
+					files[p+role] = bytes.Replace(files[p+role], []byte("dependencies:\n"), []byte("dependencies:\nacme-dsh-extra 1.0.0\n"), 1)
+				}
 			}
 		}
 		rep, err := Verify(context.Background(), "sections", bytes.NewReader(resign(t, a.RawManifest, files, signer)), Options{Policy: pol})

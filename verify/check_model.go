@@ -324,6 +324,10 @@ func (vf *verification) checkProfileManifest(sm stageModel, name string) {
 		vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
 			"names the profile %q, but the profile condition records profile %s, whose package.json dsh names %q", pm.Name, name, want)
 	}
+	if b := rules.UninstalledBundle(pm); b != "" {
+		vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
+			"dsh.profile.bundles lists %q, which is neither a bundle dsh ships (%s) nor a key of its dependencies: dsh adds only an installed dependency there, and loads any other bundle only from its own installation", b, strings.Join(rules.InBoxBundles, ", "))
+	}
 	if *sm.st.ExitCode == 0 && len(sm.model.PNPMErrors) == 0 && vf.m.Static.Evidence[manifest.RolePatch] != "" && !pm.Listed {
 		vf.rep.addf(ClassSubjectMismatch, field, "DSHIO/T 21 5.1.7",
 			"dsh.profile.bundles does not list %s, but T1 exited 0 installing it and it declares dsh.bundle (a patch is recorded): dsh adds such a package to the profile's bundles", vf.m.Subject.Name)

@@ -104,6 +104,12 @@ func modelLies() []lie {
 			edit: func(c *lieCtx) {
 				c.profileJSON("\"@deepseek-ai/dsh-web-app\",\n        \"hello-dsh-plugin\"\n", "\"@deepseek-ai/dsh-web-app\"\n")
 			}},
+		{name: "t1_bundles_list_uninstalled_plugin", class: C, field: "repetitions[1].T1.evidence.profile_package_json", verdict: "pass", honest: true, spec: spec,
+			desc: "T1's profile package.json lists a bundle evil-plugin that is neither shipped with dsh nor one of its dependencies, and T3's dump has its section: dsh adds only installed dependencies to the bundles and loads any other bundle from its own installation, so the profile was set up by other hands",
+			edit: func(c *lieCtx) {
+				c.profileJSON("\"hello-dsh-plugin\"\n", "\"hello-dsh-plugin\",\n        \"evil-plugin\"\n")
+				c.streams(rules.T3, manifest.RoleStdout, "# == hello-dsh-plugin\n", "# == evil-plugin\n- id: evil\n  name: evil-plugin\n# == hello-dsh-plugin\n")
+			}},
 		{name: "t3_section_of_unlisted_bundle", class: C, field: "repetitions[1].T3.evidence.stdout", verdict: "pass", spec: spec,
 			desc: "repetition 1's T3 dump has a section of a bundle acme-dsh-extra that the profile package.json T1 recorded does not list: the dump is of a profile holding another plugin",
 			edit: func(c *lieCtx) {
