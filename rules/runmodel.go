@@ -156,6 +156,10 @@ type ProfileManifest struct {
 	// dependencies also holds.
 	Dependencies      []byte
 	OtherDependencies bool
+	// Private is whether the "private" member is truthy to JavaScript
+	// (or read two ways): pnpm list adds " (PRIVATE)" to the project's
+	// label only then.
+	Private bool
 }
 
 // ReadProfileManifest reads doc, a profile package.json, for its name,
@@ -197,6 +201,11 @@ func ReadProfileManifest(doc []byte, pkg string) (ProfileManifest, error) {
 	for i := 3; i <= 4; i++ {
 		raw := vals[i]
 		pm.OtherDependencies = pm.OtherDependencies || errs[i] != nil || raw != nil && raw[0] == '{' && len(bytes.TrimSpace(raw[1:len(raw)-1])) > 0
+	}
+	// private: truthy to JavaScript (pnpm list labels the project
+	// "(PRIVATE)" then); one read two ways counts as truthy, not compared.
+	if raw := vals[6]; errs[6] != nil || raw != nil && jsonTruthy(raw) {
+		pm.Private = true
 	}
 	if errs[5] != nil || vals[5] == nil {
 		return pm, errs[5]
@@ -262,9 +271,24 @@ func UninstalledBundle(pm ProfileManifest) string {
 	return extra
 }
 
+// jsonTruthy reports whether the raw JSON value is truthy to
+// JavaScript: false, null, 0 (in any spelling) and "" are not.
+func jsonTruthy(raw []byte) bool {
+	switch raw[0] {
+	case 'f', 'n':
+		return false
+	case '"':
+		return len(raw) > 2
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		var f float64
+		return json.Unmarshal(raw, &f) != nil || f != 0
+	}
+	return true // true, objects and arrays
+}
+
 // profileMembers are the top-level members ReadProfileManifest reads, in
 // the order it reads them.
-var profileMembers = [...]string{"name", "version", "dependencies", "optionalDependencies", "devDependencies", "dsh"}
+var profileMembers = [...]string{"name", "version", "dependencies", "optionalDependencies", "devDependencies", "dsh", "private"}
 
 // ProfileListing compares the names pnpm list lists in the dependencies
 // blocks of a profile's project (listed) with the keys of the profile

@@ -169,3 +169,21 @@ func TestUninstalledBundle(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileManifestPrivate reads "private" as JavaScript's truthiness,
+// as pnpm list does for its "(PRIVATE)" label.
+func TestProfileManifestPrivate(t *testing.T) {
+	for doc, want := range map[string]bool{
+		`{"private":true}`: true, `{"private":"yes"}`: true, `{"private":1}`: true, `{"private":-0.5}`: true, `{"private":{}}`: true, `{"private":[]}`: true,
+		`{}`: false, `{"private":false}`: false, `{"private":null}`: false, `{"private":""}`: false, `{"private":0}`: false, `{"private":-0.0e5}`: false,
+		`{"private":false,"private":true}`: true,
+	} {
+		pm, err := ReadProfileManifest([]byte(doc), "p")
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		if pm.Private != want {
+			t.Errorf("%s: private %v, want %v", doc, pm.Private, want)
+		}
+	}
+}

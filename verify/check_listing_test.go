@@ -43,6 +43,10 @@ func TestListedProfileAgainstT1(t *testing.T) {
 		{"honest: both hold another dependency", []edit{{t2Old: listing, t2New: "dependencies:\nevil-plugin 1.0.0\nhello-dsh-plugin 1.0.0\n", pjOld: deps, pjNew: deps + "\"evil\\u002dplugin\": \"file:/pkgs/evil-plugin-1.0.0.tgz\",\n"}}, ""},
 		{"honest: the other dependency also optional, listed under optionalDependencies", []edit{
 			{t2Old: listing, t2New: listing + "\noptionalDependencies:\nevil-plugin 1.0.0\n", pjOld: deps, pjNew: "\"optionalDependencies\": {\"evil-plugin\": \"file:/pkgs/evil-plugin-1.0.0.tgz\"},\n" + deps + "\"evil-plugin\": \"file:/pkgs/evil-plugin-1.0.0.tgz\",\n"}}, ""},
+		{"label private, package.json not", []edit{{pjOld: `"private": true,`, pjNew: `"private": false,`}},
+			`labels the profile's project private ("dsh-profile-web /dsh-home/profiles/web (PRIVATE)"), but the profile package.json`},
+		{"label private, package.json without private", []edit{{pjOld: `"private": true,`, pjNew: ``}}, `is not private`},
+		{"honest: private is a truthy string", []edit{{pjOld: `"private": true,`, pjNew: `"private": "yes",`}}, ""},
 		{"honest: another project lists another package", []edit{{t2Old: listing, t2New: listing + "\ndsh-profile-work /srv/old/profiles/work (PRIVATE)\n\ndependencies:\nevil-plugin 1.0.0\n"}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -276,6 +276,10 @@ func (vf *verification) checkListedProfile(sm stageModel, deps []rules.Dependenc
 	t1Field := repField(sm.rep, t1.Stage, "evidence", manifest.RoleProfilePackageJSON)
 	var listed []string
 	labelled := false
+	if !pm.Private {
+		vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
+			"labels the profile's project private (%q), but the profile package.json %s recorded is not private: pnpm list adds \" (PRIVATE)\" to a project's label only when its package.json's private is truthy, as dsh writes it", rules.ProfilePackageName(name)+" "+dir+" (PRIVATE)", t1Field)
+	}
 	for _, d := range deps {
 		p, ok := rules.ParseProject(d.Project)
 		if !ok || p.Name != rules.ProfilePackageName(name) || p.Dir != dir {

@@ -85,6 +85,9 @@ func modelLies() []lie {
 			edit: func(c *lieCtx) {
 				c.streams(rules.T2, "stdout", projectLine, "dsh-profile-web@9.9.9 /dsh-home/profiles/web (PRIVATE)")
 			}},
+		{name: "t2_project_private_profile_not", class: C, field: "repetitions[1].T2.evidence.merged", verdict: "pass", honest: true, spec: spec,
+			desc: "T2 labels the profile's project (PRIVATE), but the profile package.json T1 recorded says private: false: pnpm list adds the mark only for a truthy private, as dsh writes it, so the listing is of another package.json",
+			edit: func(c *lieCtx) { c.profileJSON(`"private": true,`, `"private": false,`) }},
 		{name: "t2_lists_package_profile_lacks", class: C, field: "repetitions[1].T2.evidence.merged", verdict: "pass", honest: true, spec: spec,
 			desc: "T2 lists evil-plugin 1.0.0 among the dependencies of the profile's project, which the profile package.json T1 recorded does not have: the listing is of another profile, one holding a second plugin",
 			edit: func(c *lieCtx) {
