@@ -619,6 +619,30 @@ func NewLiterals(lits ...string) *Literals {
 	return ls
 }
 
+// mayHold reports whether raw, a line, has every byte of one of the
+// literals, counting a tab as a space: cleaning only removes bytes,
+// makes a tab a space and writes U+FFFD for invalid UTF-8, so a line that
+// lacks a byte of each literal holds none once cleaned. It spares
+// cleaning (a copy) of a long line that could not hold one, such as a
+// 15 MiB line of escape bytes.
+func (ls *Literals) mayHold(raw []byte) bool {
+	var has [256]bool
+	for _, c := range raw {
+		has[c] = true
+	}
+	has[' '] = has[' '] || has['\t']
+	for _, l := range ls.strs {
+		all := true
+		for i := 0; i < len(l) && all; i++ {
+			all = has[l[i]]
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // EachCleanLineHolding calls f, in order, with each line of out that
 // holds one of lits once cleaned as SPEC.md "Output lines" cleans it,
 // cleaned and not trimmed, until f returns false. Like the catalogue's
@@ -626,6 +650,9 @@ func NewLiterals(lits ...string) *Literals {
 // the lines that hold one or a byte cleaning removes.
 func EachCleanLineHolding(out []byte, lits *Literals, f func(line string) bool) {
 	eachCandidateOf(out, lits.lits, func(start, end int, forms uint64) bool {
+		if forms == ^uint64(0) && !lits.mayHold(out[start:end]) {
+			return true // no literal can be made of its bytes: not cleaned, so not copied
+		}
 		l := cleanLine(out[start:end])
 		if forms == ^uint64(0) && !slices.ContainsFunc(lits.strs, func(lit string) bool { return strings.Contains(l, lit) }) {
 			return true // found for a byte cleaning removes, holding no literal

@@ -159,7 +159,7 @@ func BenchmarkReadStageModelProgressLog(b *testing.B) {
 func TestEachCleanLineHoldingAsEveryLine(t *testing.T) {
 	lits := []string{"Node.js v", "using pnpm v"}
 	out := []byte("a\nNode.js v24.11.1\n\x1b[0mNode.js v22.0.0\nNode\x1b[1m.js v1.0.0\r\nNo\x07de.js v2.0.0\n" +
-		"x using pnpm v9.15.9\nNode.js\tv3\nNode.js v\xff4\nplain\n\x1b[0m\nusing pnpm v1")
+		"x using pnpm v9.15.9\nNode.js\tv3\nNode.js v\xff4\nplain\n\x1b[0m\n\x1b[\x1b[\x1b[\nusing pnpm v1")
 	var want []string
 	for _, l := range strings.Split(string(out), "\n") {
 		c := cleanLine([]byte(l))
