@@ -346,6 +346,43 @@ func ProfileListing(pm ProfileManifest, listed []string) (extra, missing string,
 	return "", missing, true
 }
 
+// ProfileOtherDependency returns the first key of pm's dependencies that
+// is not pkg, decoded as JSON.parse decodes it, and ok false when there
+// is nothing to read (no dependencies object, or a key that does not
+// decode). A fresh profile's package.json, which dsh writes with no
+// dependency, gains exactly one from T1's one `pnpm add`: the
+// package's. One pass over the object. SPEC.md "The run model".
+func ProfileOtherDependency(pm ProfileManifest, pkg string) (other string, ok bool) {
+	if pm.Dependencies == nil {
+		return "", false
+	}
+	bad := false
+	err := jsonwalk.Members(pm.Dependencies, func(key, _ []byte) bool {
+		body := key[1 : len(key)-1]
+		if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+			if string(body) != pkg { // no allocation
+				other = string(body)
+				return false
+			}
+			return true
+		}
+		var k string
+		if json.Unmarshal(key, &k) != nil {
+			bad = true
+			return false
+		}
+		if k != pkg {
+			other = k
+			return false
+		}
+		return true
+	})
+	if err != nil || bad {
+		return "", false
+	}
+	return other, true
+}
+
 // ProfilePackageName is the name dsh gives a profile's package.json:
 // "dsh-profile-" and the profile's directory name (SourceAppBoot).
 func ProfilePackageName(profile string) string { return ProfilePackagePrefix + profile }

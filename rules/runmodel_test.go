@@ -187,3 +187,28 @@ func TestProfileManifestPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileOtherDependency: the first key of dependencies that is not
+// the package, decoded as JSON.parse decodes it, escaped or not.
+func TestProfileOtherDependency(t *testing.T) {
+	for _, tc := range []struct {
+		doc, other string
+		ok         bool
+	}{
+		{`{"dependencies": {"p": "1"}}`, "", true},
+		{`{"dependencies": {}}`, "", true},
+		{`{"dependencies": {"\u0070": "1"}}`, "", true},
+		{`{"dependencies": {"p": "1", "q": "2"}}`, "q", true},
+		{`{"dependencies": {"\u0071": "2", "p": "1"}}`, "q", true},
+		{`{"name": "x"}`, "", false},
+		{`{"dependencies": []}`, "", false},
+	} {
+		pm, err := ReadProfileManifest([]byte(tc.doc), "p")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.doc, err)
+		}
+		if other, ok := ProfileOtherDependency(pm, "p"); other != tc.other || ok != tc.ok {
+			t.Errorf("ProfileOtherDependency(%s) = %q, %v; want %q, %v", tc.doc, other, ok, tc.other, tc.ok)
+		}
+	}
+}

@@ -75,8 +75,9 @@ func TestListedProfileAgainstT1(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			findings := withoutSecondDependency(rep.Findings)
 			var got []string
-			for _, f := range rep.Findings {
+			for _, f := range findings {
 				got = append(got, string(f.Class)+" "+f.Field+": "+f.Message)
 			}
 			if tc.want == "" {
@@ -86,7 +87,7 @@ func TestListedProfileAgainstT1(t *testing.T) {
 				return
 			}
 			n := 0
-			for _, f := range rep.Findings {
+			for _, f := range findings {
 				if f.Class == ClassConditionMismatch && strings.HasSuffix(f.Field, ".T2.evidence.merged") && strings.Contains(f.Message, tc.want) {
 					n++
 				}
@@ -96,4 +97,19 @@ func TestListedProfileAgainstT1(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withoutSecondDependency drops the findings of relation 5 that a
+// profile package.json holds a dependency beside the subject (SPEC.md
+// "The run model"), for the tests of other relations whose stories give
+// the profile a second dependency, each of which it also gets.
+func withoutSecondDependency(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Class == ClassConditionMismatch && strings.HasSuffix(f.Field, ".T1.evidence.profile_package_json") && strings.Contains(f.Message, "whose package.json dsh writes with no dependency") {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }

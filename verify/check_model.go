@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -331,6 +332,14 @@ func (vf *verification) checkProfileManifest(sm stageModel, name string) {
 	if b := rules.UninstalledBundle(pm); b != "" {
 		vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
 			"dsh.profile.bundles lists %q, which is neither a bundle dsh ships (%s) nor a key of its dependencies: dsh adds only an installed dependency there, and loads any other bundle only from its own installation", b, strings.Join(rules.InBoxBundles, ", "))
+	}
+	if other, ok := rules.ProfileOtherDependency(pm, vf.m.Subject.Name); ok && (other != "" || pm.OtherDependencies) {
+		what := fmt.Sprintf("has the dependency %q", other)
+		if other == "" {
+			what = "has optionalDependencies or devDependencies"
+		}
+		vf.rep.addf(ClassConditionMismatch, field, "DSHIO/T 21 5.1.7",
+			"%s beside %s, but the profile condition records a fresh profile, whose package.json dsh writes with no dependency, and T1's one pnpm add (%q) adds only %s: the profile held packages before T1 or was set up by other hands", what, vf.m.Subject.Name, strings.Join(sm.st.Argv, " "), vf.m.Subject.Name)
 	}
 	if *sm.st.ExitCode == 0 && len(sm.model.PNPMErrors) == 0 && vf.m.Static.Evidence[manifest.RolePatch] != "" && !pm.Listed {
 		vf.rep.addf(ClassSubjectMismatch, field, "DSHIO/T 21 5.1.7",

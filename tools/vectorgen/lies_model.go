@@ -93,6 +93,13 @@ func modelLies() []lie {
 			edit: func(c *lieCtx) {
 				c.streams(rules.T2, "stdout", "dependencies:\nhello-dsh-plugin 1.0.0", "dependencies:\nevil-plugin 1.0.0\nhello-dsh-plugin 1.0.0")
 			}},
+		{name: "t1_profile_second_dependency", class: C, field: "repetitions[1].T1.evidence.profile_package_json", verdict: "pass", honest: true, spec: spec,
+			desc: "the profile package.json T1 recorded has a second dependency, a plain library, which T1's summary adds and T2 lists beside the plugin, all consistent: but dsh writes a fresh profile with no dependency and T1's one pnpm add adds only the plugin",
+			edit: func(c *lieCtx) {
+				c.profileJSON("\"dependencies\": {\n", "\"dependencies\": {\n    \"a-dsh-helper\": \"^2.0.0\",\n")
+				c.streams(rules.T1, "stdout", "+ hello-dsh-plugin 1.0.0\n", "+ a-dsh-helper 2.0.0\n+ hello-dsh-plugin 1.0.0\n")
+				c.streams(rules.T2, "stdout", "dependencies:\nhello-dsh-plugin 1.0.0", "dependencies:\na-dsh-helper 2.0.0\nhello-dsh-plugin 1.0.0")
+			}},
 		{name: "t1_profile_dependency_not_listed", class: C, field: "repetitions[1].T2.evidence.merged", verdict: "pass", honest: true, spec: spec,
 			desc: "the profile package.json T1 recorded has a dependency evil-plugin that T2's listing of the profile's project lacks: pnpm installed and lists every dependency of that package.json",
 			edit: func(c *lieCtx) {
@@ -161,13 +168,6 @@ func modelTruths() []truth {
 						c.files[st.Evidence[role]] = append(append([]byte{}, b[:i]...), b[j+len("╯\n"):]...)
 					}
 				}
-			}},
-		{name: "true_t2_lists_profile_dependencies", verdict: "pass", spec: spec,
-			desc: "the profile package.json T1 recorded has a second dependency, a plain library, and T2 lists it beside the plugin under the profile's project, as pnpm lists what it installed for that package.json",
-			edit: func(c *lieCtx) {
-				c.profileJSON("\"dependencies\": {\n", "\"dependencies\": {\n    \"a-dsh-helper\": \"^2.0.0\",\n")
-				c.streams(rules.T1, "stdout", "+ hello-dsh-plugin 1.0.0\n", "+ a-dsh-helper 2.0.0\n+ hello-dsh-plugin 1.0.0\n")
-				c.streams(rules.T2, "stdout", "dependencies:\nhello-dsh-plugin 1.0.0", "dependencies:\na-dsh-helper 2.0.0\nhello-dsh-plugin 1.0.0")
 			}},
 		{name: "true_t2_other_private_project_beside", verdict: "pass", spec: spec,
 			desc: "T2 lists the plugin under the recorded profile's project and under a second private project, another profile at another home",
