@@ -447,6 +447,9 @@ func ReadForms(out []byte, f func(Reading) bool) {
 	lits := catalogueBytes()
 	eachCandidate(out, func(start, end int, forms uint64) bool {
 		l := bytes.TrimSuffix(out[start:end], []byte("\r"))
+		if forms == ^uint64(0) && !catalogueLiteralSet().mayHold(l) {
+			return true // no literal can be made of its bytes (Literals.mayHold): not cleaned, so not copied
+		}
 		if !printableASCII(l) {
 			l = []byte(cleanLine(l))
 		}
@@ -697,6 +700,16 @@ var catalogueBytes = sync.OnceValue(func() [][]byte {
 		out[i] = []byte(Catalogue[i].Literal)
 	}
 	return out
+})
+
+// catalogueLiteralSet is Catalogue's distinct literals as a Literals,
+// for mayHold.
+var catalogueLiteralSet = sync.OnceValue(func() *Literals {
+	var strs []string
+	for _, l := range catalogueLiterals() {
+		strs = append(strs, string(l.lit))
+	}
+	return NewLiterals(strs...)
 })
 
 // cleanedBytes holds every byte value at its own index, so that a
