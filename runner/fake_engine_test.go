@@ -136,7 +136,7 @@ func (f *fakeEngine) run(ctx context.Context, spec engine.RunSpec, window time.D
 		if installed := spec.Argv[len(spec.Argv)-1]; strings.HasPrefix(installed, "/") {
 			dep = "file:" + installed
 		}
-		os.WriteFile(filepath.Join(web, "package.json"), []byte(`{"name":"dsh-profile-web","dependencies":{"`+f.name+`":"`+dep+`"},"dsh":{"profile":{"bundles":["@deepseek-ai/dsh-base","`+f.name+`"]}}}`), 0o644)
+		os.WriteFile(filepath.Join(web, "package.json"), []byte(`{"name":"dsh-profile-web","private":true,"dependencies":{"`+f.name+`":"`+dep+`"},"dsh":{"profile":{"bundles":["@deepseek-ai/dsh-base","`+f.name+`"]}}}`), 0o644)
 		out(fmt.Sprintf("dependencies:\n+ %s %s\n\nDone in 1s\n", f.name, f.version))
 	case rules.T2:
 		if failing {
