@@ -358,24 +358,11 @@ func ProfileOtherDependency(pm ProfileManifest, pkg string) (other string, ok bo
 	}
 	bad := false
 	err := jsonwalk.Members(pm.Dependencies, func(key, _ []byte) bool {
-		body := key[1 : len(key)-1]
-		if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-			if string(body) != pkg { // no allocation
-				other = string(body)
-				return false
-			}
+		if jsonwalk.KeyIs(key, pkg) {
 			return true
 		}
-		var k string
-		if json.Unmarshal(key, &k) != nil {
-			bad = true
-			return false
-		}
-		if k != pkg {
-			other = k
-			return false
-		}
-		return true
+		bad = json.Unmarshal(key, &other) != nil // the first other key, named in the finding
+		return false
 	})
 	if err != nil || bad {
 		return "", false

@@ -84,8 +84,7 @@ func (vf *verification) checkFingerprint() *rules.Fingerprint {
 					continue
 				}
 				field := func() string { return repField(i+1, st.Stage, "evidence", role) } // for a finding only
-				vp := fingerprintPrinted()
-				found := printedIn(b, vp.pats, vp.set, 3, vp.lits)
+				found := fingerprintPrinted().read(b)
 				for _, v := range found[0] {
 					if v != fp.PNPM {
 						bad("fingerprint", "DSHIO/T 21 5.2", "pnpm=%s, but %s (%s) shows pnpm %s running", fp.PNPM, field(), st.Evidence[role], v)
@@ -108,66 +107,56 @@ func (vf *verification) checkFingerprint() *rules.Fingerprint {
 }
 
 // printed is every distinct version the patterns find in b, in the order
-// of the patterns and, for each, of the lines (printedSets).
+// of the patterns and, for each, of the lines (versionKinds.read).
 func printed(b []byte, pats []versionPattern) []string {
-	return printedSets(b, pats)[0]
+	return newVersionKinds(pats).read(b)[0]
 }
 
-// printedSets is printed for each set of patterns, in one reading of b.
-// Each line is read as SPEC.md "Output lines" cleans it, with its
-// surrounding white space trimmed (an escape sequence before Node's
-// version line hid it from the cross-check, which read raw lines); only
-// the lines holding a pattern's needle once cleaned are cleaned and
-// matched. Which versions are found already is a set, not a search of
-// out: an output can print as many distinct versions as it has lines
-// (40,000 took 1.5 s, issue 48).
-func printedSets(b []byte, sets ...[]versionPattern) [][]string {
-	var pats []versionPattern
-	var set []int
-	for k, s := range sets {
-		pats = append(pats, s...)
-		for range s {
-			set = append(set, k)
-		}
-	}
-	return printedIn(b, pats, set, len(sets), nil)
-}
-
-// fingerprintPrinted is the patterns of pnpmPrinted, nodePrinted and
-// dshPrinted, each with the index of its kind, and their needles as one
-// literal set, made once for checkFingerprint's readings of every stream.
-var fingerprintPrinted = sync.OnceValue(func() (p struct {
+// versionKinds is kinds of versionPattern, flattened for one reading of
+// a stream: every pattern, the index of its kind, and their needles as
+// one literal set.
+type versionKinds struct {
 	pats []versionPattern
-	set  []int
+	kind []int
+	n    int
 	lits *rules.Literals
-}) {
+}
+
+func newVersionKinds(kinds ...[]versionPattern) *versionKinds {
+	vk := &versionKinds{n: len(kinds)}
 	var needles []string
-	for k, s := range [][]versionPattern{pnpmPrinted, nodePrinted, dshPrinted} {
-		for _, v := range s {
-			p.pats = append(p.pats, v)
-			p.set = append(p.set, k)
-			needles = append(needles, v.needle)
+	for k, pats := range kinds {
+		for _, p := range pats {
+			vk.pats = append(vk.pats, p)
+			vk.kind = append(vk.kind, k)
+			needles = append(needles, p.needle)
 		}
 	}
-	p.lits = rules.NewLiterals(needles...)
-	return p
+	vk.lits = rules.NewLiterals(needles...)
+	return vk
+}
+
+// fingerprintPrinted is the kinds checkFingerprint reads from every
+// stream (pnpm, node, dsh), made once.
+var fingerprintPrinted = sync.OnceValue(func() *versionKinds {
+	return newVersionKinds(pnpmPrinted, nodePrinted, dshPrinted)
 })
 
-// printedIn is printedSets over the patterns pats of the kinds set (n
-// kinds), searched with lits when not nil (their needles, in order).
-func printedIn(b []byte, pats []versionPattern, set []int, n int, lits *rules.Literals) [][]string {
-	if lits == nil {
-		needles := make([]string, len(pats))
-		for i, p := range pats {
-			needles[i] = p.needle
-		}
-		lits = rules.NewLiterals(needles...)
-	}
-	found := make([][]string, len(pats))
-	seen := make([]map[string]bool, len(pats))
-	rules.EachCleanLineHolding(b, lits, func(l string) bool {
+// read returns, for each kind, every distinct version its patterns find
+// in b, in the order of the patterns and, for each, of the lines, in one
+// reading of b. Each line is read as SPEC.md "Output lines" cleans it,
+// with its surrounding white space trimmed (an escape sequence before
+// Node's version line hid it from the cross-check, which read raw
+// lines); only the lines holding a pattern's needle once cleaned are
+// cleaned and matched. Which versions are found already is a set, not a
+// search of out: an output can print as many distinct versions as it has
+// lines (40,000 took 1.5 s, issue 48).
+func (vk *versionKinds) read(b []byte) [][]string {
+	found := make([][]string, len(vk.pats))
+	seen := make([]map[string]bool, len(vk.pats))
+	rules.EachCleanLineHolding(b, vk.lits, func(l string) bool {
 		l = strings.TrimFunc(l, unicode.IsSpace)
-		for i, p := range pats {
+		for i, p := range vk.pats {
 			if !strings.Contains(l, p.needle) {
 				continue
 			}
@@ -183,10 +172,10 @@ func printedIn(b []byte, pats []versionPattern, set []int, n int, lits *rules.Li
 		}
 		return true
 	})
-	out := make([][]string, n)
-	inSet := make([]map[string]bool, n)
+	out := make([][]string, vk.n)
+	inSet := make([]map[string]bool, vk.n)
 	for i, vs := range found {
-		k := set[i]
+		k := vk.kind[i]
 		for _, v := range vs {
 			if !inSet[k][v] {
 				if inSet[k] == nil {
